@@ -1,0 +1,122 @@
+//! Proposers: whatever suggests events — a seeded symbolic generator, a local model,
+//! a hosted LLM.
+//!
+//! The trait is async (models answer over the network) and object-safe (a config
+//! file chooses one at run time, so the engine holds a `&dyn Proposer<D>`). A request
+//! says what is wanted — a section, a patch of one event, a rewrite of a segment, or
+//! a whole artefact — with the state it must fit and what went wrong last time.
+
+use crate::domain::Domain;
+use crate::predicate::Violation;
+use async_trait::async_trait;
+use serde::Serialize;
+
+/// What a request asks for.
+pub enum RequestKind<'a, D: Domain> {
+    /// The events of `ProposalRequest::section_index`.
+    Section,
+    /// One event replacing `candidate`, which broke `violations`.
+    Patch {
+        candidate: &'a D::Event,
+        violations: &'a [Violation<D::Location>],
+    },
+    /// Events replacing `candidate` and the events still `pending` after it in
+    /// this section.
+    Rewrite {
+        candidate: &'a D::Event,
+        pending: &'a [D::Event],
+        violations: &'a [Violation<D::Location>],
+    },
+    /// A whole artefact (the generate–measure–revise loop).
+    Whole,
+}
+
+impl<D: Domain> RequestKind<'_, D> {
+    /// Short name for traces: `section`, `patch`, `rewrite`, `whole`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RequestKind::Section => "section",
+            RequestKind::Patch { .. } => "patch",
+            RequestKind::Rewrite { .. } => "rewrite",
+            RequestKind::Whole => "whole",
+        }
+    }
+}
+
+/// One request to a proposer.
+pub struct ProposalRequest<'a, D: Domain> {
+    pub kind: RequestKind<'a, D>,
+    pub spec: &'a D::Spec,
+    /// The whole plan.
+    pub plan: &'a [D::Section],
+    /// The section concerned (`None` for [`RequestKind::Whole`]).
+    pub section_index: Option<usize>,
+    /// The online state the answer must fit.
+    pub state: &'a D::State,
+    /// [`Domain::summarize`] of `state`, for text-reading proposers.
+    pub summary: String,
+    /// What went wrong last time (replan reasons, revise feedback); empty at first.
+    pub feedback: &'a [String],
+    /// 0 for the first try; counts replans, ladder passes or revise rounds.
+    pub attempt: u32,
+    /// The run's seed; a deterministic proposer derives all randomness from it,
+    /// the section index and the attempt.
+    pub seed: u64,
+}
+
+impl<D: Domain> ProposalRequest<'_, D> {
+    /// The section concerned, if any.
+    pub fn section(&self) -> Option<&D::Section> {
+        self.section_index.and_then(|i| self.plan.get(i))
+    }
+}
+
+/// What a call cost, where the proposer knows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Cost {
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+}
+
+/// A proposer's answer.
+#[derive(Clone, Debug)]
+pub struct Proposal<E> {
+    pub events: Vec<E>,
+    pub cost: Cost,
+}
+
+impl<E> Proposal<E> {
+    /// An answer with no cost information.
+    pub fn new(events: Vec<E>) -> Self {
+        Proposal {
+            events,
+            cost: Cost::default(),
+        }
+    }
+}
+
+/// Why a proposer could not answer. Messages must never contain secrets.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProposerError {
+    /// The backend could not be reached or refused the call.
+    #[error("proposer unavailable: {0}")]
+    Unavailable(String),
+    /// The backend answered with something that could not be read.
+    #[error("proposer output unreadable: {0}")]
+    BadOutput(String),
+    /// The proposer does not support this kind of request.
+    #[error("proposer does not support {0} requests")]
+    Unsupported(&'static str),
+}
+
+/// Anything that suggests events for a domain.
+#[async_trait]
+pub trait Proposer<D: Domain>: Send + Sync {
+    /// Short name for traces, e.g. `"embedded"` or `"openai:qwen2.5"`.
+    fn name(&self) -> &str;
+    /// Answers one request.
+    async fn propose(
+        &self,
+        request: ProposalRequest<'_, D>,
+    ) -> Result<Proposal<D::Event>, ProposerError>;
+}

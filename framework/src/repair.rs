@@ -1,0 +1,139 @@
+//! Repair rungs and the ladder they form.
+//!
+//! A rung looks at a violating candidate and either offers a new candidate (possibly
+//! with amendments to already accepted material), asks the engine to consult the
+//! proposer, or gives up. The ladder is data — an ordered list of rungs — so a
+//! domain changes its repair strategy by changing a list, not the engine. The engine
+//! verifies every rung's result again before accepting it.
+
+use crate::domain::Domain;
+use crate::predicate::{CheckContext, Violation};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What the engine should ask the proposer for when a rung defers to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatchScope {
+    /// Replace just this one event.
+    Event,
+    /// Rewrite this event and the rest of its segment (the events still pending in
+    /// the section); the first returned event replaces the candidate, the others
+    /// replace the pending events.
+    Segment,
+}
+
+/// The result of one rung on one candidate.
+pub enum RungAction<D: Domain> {
+    /// A new candidate; `amendments` edit the state before it is verified (they are
+    /// undone if the candidate is not kept).
+    Candidate {
+        event: D::Event,
+        amendments: Vec<D::Amendment>,
+    },
+    /// Ask the proposer for a patch of this scope.
+    AskProposer(PatchScope),
+    /// This rung cannot help; the reason goes into the trace.
+    GiveUp { reason: String },
+}
+
+impl<D: Domain> RungAction<D> {
+    /// A new candidate without amendments.
+    pub fn candidate(event: D::Event) -> Self {
+        RungAction::Candidate {
+            event,
+            amendments: Vec::new(),
+        }
+    }
+
+    /// Giving up with a reason.
+    pub fn give_up(reason: impl Into<String>) -> Self {
+        RungAction::GiveUp {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A named, ordered repair.
+pub trait RepairRung<D: Domain>: Send + Sync {
+    /// Stable name used in traces and summaries, e.g. `"trim"`.
+    fn name(&self) -> &'static str;
+    /// Proposes a repair of `candidate`, which violates `violations` (hard ones first).
+    fn repair(
+        &self,
+        ctx: CheckContext<'_, D>,
+        candidate: &D::Event,
+        violations: &[Violation<D::Location>],
+    ) -> RungAction<D>;
+}
+
+/// A rung that always defers to the proposer with a fixed scope: the model-patch
+/// and segment-rewrite rungs of any domain.
+pub struct AskProposer {
+    name: &'static str,
+    scope: PatchScope,
+}
+
+impl AskProposer {
+    /// A rung named `name` asking for a patch of `scope`.
+    pub const fn new(name: &'static str, scope: PatchScope) -> Self {
+        AskProposer { name, scope }
+    }
+}
+
+impl<D: Domain> RepairRung<D> for AskProposer {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn repair(
+        &self,
+        _ctx: CheckContext<'_, D>,
+        _candidate: &D::Event,
+        _violations: &[Violation<D::Location>],
+    ) -> RungAction<D> {
+        RungAction::AskProposer(self.scope)
+    }
+}
+
+/// The ordered list of rungs tried on a violating candidate. After the last rung the
+/// engine drops the event (with the domain's lockstep hook).
+pub struct Ladder<D: Domain> {
+    rungs: Vec<Arc<dyn RepairRung<D>>>,
+}
+
+impl<D: Domain> Clone for Ladder<D> {
+    fn clone(&self) -> Self {
+        Ladder {
+            rungs: self.rungs.clone(),
+        }
+    }
+}
+
+impl<D: Domain> Default for Ladder<D> {
+    fn default() -> Self {
+        Ladder { rungs: Vec::new() }
+    }
+}
+
+impl<D: Domain> Ladder<D> {
+    /// An empty ladder (every violating event is dropped at once).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a rung.
+    pub fn then(mut self, rung: impl RepairRung<D> + 'static) -> Self {
+        self.rungs.push(Arc::new(rung));
+        self
+    }
+
+    /// The rungs in order.
+    pub fn rungs(&self) -> &[Arc<dyn RepairRung<D>>] {
+        &self.rungs
+    }
+
+    /// Rung names in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.rungs.iter().map(|r| r.name()).collect()
+    }
+}

@@ -1,0 +1,75 @@
+//! Command-line parsing and dispatch. Each subcommand lives in its own module and
+//! returns an [`Exit`]; only this module turns it into a process exit code.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod example;
+mod summary;
+
+/// Cantus: constrained symbolic generation — propose, verify, repair, trace, release.
+#[derive(Parser, Debug)]
+#[command(name = "cantus", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the tiny non-musical example domain (cycles over a small alphabet).
+    Example(example::Args),
+}
+
+/// How a command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Released, passed, done.
+    Ok,
+    /// An explicit, reported failure (gate refused, verification failed).
+    Failed,
+    /// Bad input: usage, file, format or spec error.
+    BadInput,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> ExitCode {
+        match e {
+            Exit::Ok => ExitCode::SUCCESS,
+            Exit::Failed => ExitCode::from(1),
+            Exit::BadInput => ExitCode::from(2),
+        }
+    }
+}
+
+/// Prints an error for bad input and returns [`Exit::BadInput`].
+pub fn bad_input(message: impl std::fmt::Display) -> Exit {
+    eprintln!("error: {message}");
+    Exit::BadInput
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let exit = match cli.command {
+        Command::Example(args) => example::run(args),
+    };
+    exit.into()
+}
+
+/// A single-threaded runtime for commands that drive the async engine.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("building a single-threaded tokio runtime")
+}

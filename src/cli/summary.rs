@@ -1,0 +1,45 @@
+//! The short human summary every generating command prints.
+
+use cantus_framework::Totals;
+use std::fmt::Write;
+
+/// "3 repaired (retag 1, model-patch 2), 1 dropped, 1 replan; 11 proposer calls".
+pub fn totals_line(t: &Totals) -> String {
+    let mut s = format!(
+        "{} events proposed, {} accepted as proposed, {} repaired",
+        t.events_proposed, t.accepted, t.repaired
+    );
+    if !t.repairs_by_rung.is_empty() {
+        let parts: Vec<String> = t
+            .repairs_by_rung
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = write!(s, " ({})", parts.join(", "));
+    }
+    let _ = write!(
+        s,
+        ", {} dropped, {} replan{}",
+        t.dropped,
+        t.replans,
+        if t.replans == 1 { "" } else { "s" }
+    );
+    let _ = write!(
+        s,
+        "; {} proposer call{}",
+        t.proposer_calls,
+        if t.proposer_calls == 1 { "" } else { "s" }
+    );
+    match (t.tokens_in, t.tokens_out) {
+        (None, None) => {}
+        (i, o) => {
+            let _ = write!(
+                s,
+                ", tokens in/out {}/{}",
+                i.map_or("?".into(), |v| v.to_string()),
+                o.map_or("?".into(), |v| v.to_string())
+            );
+        }
+    }
+    s
+}
