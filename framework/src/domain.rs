@@ -36,6 +36,11 @@ pub trait Domain: Send + Sync {
     /// The state before anything is accepted.
     fn initial_state(&self, spec: &Self::Spec) -> Self::State;
 
+    /// Called before each section is proposed (again after a replan's rollback):
+    /// realign cursors with the plan, e.g. when a previous section left a statement
+    /// short. Does nothing by default.
+    fn begin_section(&self, _state: &mut Self::State, _section: &Self::Section) {}
+
     /// Records an accepted event and advances the cursors it moves.
     fn accept(&self, state: &mut Self::State, section: &Self::Section, event: &Self::Event);
 

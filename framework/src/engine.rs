@@ -237,6 +237,7 @@ impl<D: Domain> Engine<D> {
         let mut feedback: Vec<String> = Vec::new();
         let mut replan = 0;
         loop {
+            self.domain.begin_section(state, &plan[index]);
             let call = run
                 .call(
                     &self.domain,

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod example;
+mod rows;
 mod summary;
 
 /// Cantus: constrained symbolic generation — propose, verify, repair, trace, release.
@@ -17,6 +18,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Show a twelve-tone row's 48 forms, matrix and properties.
+    Rows(rows::Args),
     /// Run the tiny non-musical example domain (cycles over a small alphabet).
     Example(example::Args),
 }
@@ -61,6 +64,7 @@ pub fn main() -> ExitCode {
         }
     };
     let exit = match cli.command {
+        Command::Rows(args) => rows::run(args),
         Command::Example(args) => example::run(args),
     };
     exit.into()

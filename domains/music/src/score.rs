@@ -509,7 +509,11 @@ mod tests {
         v2.events.push(ev((1, 1), (3, 2), 48));
         s.voices = vec![v1, v2];
         assert_eq!(s.sounding_at(time(3, 2)).count(), 2);
-        assert_eq!(s.sounding_at(time(5, 2)).count(), 1, "B ends exactly at 5/2");
+        assert_eq!(
+            s.sounding_at(time(5, 2)).count(),
+            1,
+            "B ends exactly at 5/2"
+        );
         assert_eq!(s.sounding_at(time(4, 1)).count(), 0);
         let probe = s.voices[1].events[0].clone();
         let others: Vec<_> = s.overlapping_others(1, &probe).collect();
