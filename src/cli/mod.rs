@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod convert;
 mod example;
 mod rows;
 mod summary;
@@ -18,6 +19,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Convert a score between the text grammar, MIDI, MusicXML and LilyPond.
+    Convert(convert::Args),
     /// Show a twelve-tone row's 48 forms, matrix and properties.
     Rows(rows::Args),
     /// Run the tiny non-musical example domain (cycles over a small alphabet).
@@ -64,6 +67,7 @@ pub fn main() -> ExitCode {
         }
     };
     let exit = match cli.command {
+        Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Example(args) => example::run(args),
     };

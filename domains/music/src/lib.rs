@@ -1,13 +1,19 @@
 //! `cantus-music`: the exact score model and the formats musicians and models read.
 //!
+//! * [`format`]: read and write by file extension.
 //! * [`score`]: voices, events, exact rational time, exact overlap queries.
+//! * [`grammar`]: the onset-slot text grammar (Libretto's LLM-facing notation), strict by default.
 //! * [`midi`]: Standard MIDI File format 1, one track per voice.
+//! * [`musicxml`]: score-partwise MusicXML.
 //! * [`lilypond`]: LilyPond output.
 //! * [`time_text`]: exact times as `"9/2"` text in JSON.
 #![forbid(unsafe_code)]
 
+pub mod format;
+pub mod grammar;
 pub mod lilypond;
 pub mod midi;
+pub mod musicxml;
 pub mod score;
 pub mod time_text;
 

@@ -1,0 +1,506 @@
+//! Walking one `<part>` measure by measure into timed noteheads.
+//!
+//! Within a measure a cursor moves forward with each note's `<duration>` (in the
+//! part's current `<divisions>`), back with `<backup>` and on with `<forward>`;
+//! `<chord/>` notes share the previous note's onset. A measure lasts as long as
+//! the furthest point its cursor reached (an empty measure lasts a full bar of
+//! the current time signature), as music21 does, so incomplete measures and
+//! pickups keep their notated length. Tied noteheads are merged later, in
+//! [`super::ties`].
+
+use super::dom::Doc;
+use super::notation::parse_decimal;
+use super::read::ReadReport;
+use super::{MusicXmlError, TAG_LYRIC_NAME};
+use crate::score::{Key, Letter, Meter, Mode, Spelling, Time};
+use num_traits::{CheckedAdd, CheckedDiv, Zero};
+
+/// Largest `<beats>` or `<beat-type>` accepted.
+const MAX_METER_TERM: u32 = 1000;
+/// Most staves one part may have.
+const MAX_STAVES: u32 = 64;
+/// Largest absolute `<fifths>` accepted.
+const MAX_FIFTHS: i32 = 35;
+
+/// What the whole score learns while its parts are read: the first meter, key
+/// and tempo, and the running report.
+#[derive(Debug, Default)]
+pub(crate) struct ScoreFacts {
+    pub meter: Option<Meter>,
+    pub key: Option<Key>,
+    /// Whether `key`'s mode was stated by a `<mode>` element.
+    pub key_mode_stated: bool,
+    pub tempo: Option<Time>,
+    pub report: ReadReport,
+}
+
+/// One sounding notehead, before ties are merged.
+#[derive(Debug, Clone)]
+pub(crate) struct RawNote {
+    pub onset: Time,
+    pub duration: Time,
+    pub midi: u8,
+    pub spelling: Spelling,
+    /// Noteheads of one `<chord/>` group share this number.
+    pub group: usize,
+    pub tag: Option<String>,
+    pub tie_start: bool,
+    pub tie_stop: bool,
+    /// The MusicXML `<voice>` text ("1" when absent).
+    pub layer: String,
+    /// The `<staff>` number (1 when absent).
+    pub staff: u32,
+    /// The `<note>` element, for positions in errors and warnings.
+    pub node: usize,
+}
+
+/// One part read: its noteheads and the length of each measure.
+#[derive(Debug)]
+pub(crate) struct PartReading {
+    pub notes: Vec<RawNote>,
+    pub measure_lengths: Vec<Time>,
+    /// Sum of the measure lengths.
+    pub total_length: Time,
+    /// Staves of the part: the most declared by `<staves>` or used by `<staff>`.
+    pub staves: u32,
+}
+
+/// The onset and chord group of the previous note or rest in a measure, which a
+/// following `<chord/>` note joins.
+type ChordAnchor = Option<(Time, Option<usize>)>;
+
+/// State while walking one part.
+struct Walk<'d, 's, 'f> {
+    doc: &'d Doc<'s>,
+    facts: &'f mut ScoreFacts,
+    divisions: Option<Time>,
+    meter: Option<Meter>,
+    notes: Vec<RawNote>,
+    groups: usize,
+    staves: u32,
+}
+
+impl PartReading {
+    /// Reads every `<measure>` of the part element `part`.
+    pub fn read(doc: &Doc<'_>, part: usize, facts: &mut ScoreFacts) -> Result<Self, MusicXmlError> {
+        let meter = facts.meter;
+        let mut walk = Walk {
+            doc,
+            facts,
+            divisions: None,
+            meter,
+            notes: Vec::new(),
+            groups: 0,
+            staves: 1,
+        };
+        let mut start = Time::zero();
+        let mut lengths = Vec::new();
+        for measure in doc.children_named(part, "measure") {
+            let len = walk.measure(measure, start)?;
+            lengths.push(len);
+            start = start
+                .checked_add(&len)
+                .ok_or_else(|| doc.error_at(measure, "the part is too long to time exactly"))?;
+        }
+        Ok(PartReading {
+            notes: walk.notes,
+            measure_lengths: lengths,
+            total_length: start,
+            staves: walk.staves,
+        })
+    }
+}
+
+impl Walk<'_, '_, '_> {
+    /// Reads one measure starting at absolute time `start`; returns its length.
+    fn measure(&mut self, m: usize, start: Time) -> Result<Time, MusicXmlError> {
+        let doc = self.doc;
+        let mut cursor = Time::zero();
+        let mut longest = Time::zero();
+        let mut anchor: ChordAnchor = None;
+        for c in doc.children(m) {
+            match doc.node(c).name.as_str() {
+                "attributes" => self.attributes(c, m)?,
+                "note" => self.note(c, start, &mut cursor, &mut longest, &mut anchor)?,
+                "backup" => {
+                    let d = self.duration_of(c)?;
+                    if d > cursor {
+                        self.warn(
+                            c,
+                            "<backup> goes before the start of the measure; stopped there",
+                        );
+                        cursor = Time::zero();
+                    } else {
+                        cursor -= d;
+                    }
+                    anchor = None;
+                }
+                "forward" => {
+                    let d = self.duration_of(c)?;
+                    cursor = self.add(c, cursor, d)?;
+                    longest = longest.max(cursor);
+                    anchor = None;
+                }
+                "direction" => {
+                    for s in doc.children_named(c, "sound") {
+                        self.sound(s);
+                    }
+                }
+                "sound" => self.sound(c),
+                _ => {}
+            }
+        }
+        if longest.is_zero() {
+            Ok(self
+                .meter
+                .or(self.facts.meter)
+                .unwrap_or(Meter::COMMON)
+                .bar_length())
+        } else {
+            Ok(longest)
+        }
+    }
+
+    /// One `<note>`: a pitched notehead, a rest, a grace or unpitched note.
+    fn note(
+        &mut self,
+        n: usize,
+        start: Time,
+        cursor: &mut Time,
+        longest: &mut Time,
+        anchor: &mut ChordAnchor,
+    ) -> Result<(), MusicXmlError> {
+        let doc = self.doc;
+        let pitch = doc.child(n, "pitch");
+        if doc.has_child(n, "grace") {
+            if pitch.is_some() {
+                self.facts.report.grace_notes_skipped += 1;
+            }
+            return Ok(());
+        }
+        let duration = match doc.child(n, "duration") {
+            Some(d) => self.duration_of(d)?,
+            None => {
+                return Err(doc.error_at(n, "a note needs a <duration> (only grace notes omit it)"));
+            }
+        };
+        let joined = if doc.has_child(n, "chord") {
+            *anchor
+        } else {
+            None
+        };
+        let (onset, group) = match joined {
+            Some(joined) => joined,
+            None => {
+                let onset = *cursor;
+                *cursor = self.add(n, onset, duration)?;
+                *longest = (*longest).max(*cursor);
+                (onset, None)
+            }
+        };
+        if doc.has_child(n, "rest") {
+            *anchor = Some((onset, None));
+            return Ok(());
+        }
+        if doc.has_child(n, "unpitched") {
+            self.facts.report.unpitched_skipped += 1;
+            *anchor = Some((onset, None));
+            return Ok(());
+        }
+        let Some(pitch) = pitch else {
+            return Err(doc.error_at(n, "a note needs <pitch>, <unpitched> or <rest>"));
+        };
+        let (midi, spelling) = self.pitch(pitch)?;
+        let group = group.unwrap_or_else(|| {
+            self.groups += 1;
+            self.groups
+        });
+        *anchor = Some((onset, Some(group)));
+        if duration.is_zero() {
+            self.facts.report.zero_duration_skipped += 1;
+            self.warn(n, "a pitched note with zero duration was left out");
+            return Ok(());
+        }
+        let onset = self.add(n, start, onset)?;
+        let (mut tie_start, mut tie_stop) = (false, false);
+        let tied = doc
+            .children_named(n, "notations")
+            .flat_map(|nt| doc.children_named(nt, "tied"));
+        for t in doc.children_named(n, "tie").chain(tied) {
+            match doc.attr(t, "type") {
+                Some("start") => tie_start = true,
+                Some("stop") => tie_stop = true,
+                Some("continue") => (tie_start, tie_stop) = (true, true),
+                _ => {}
+            }
+        }
+        let staff = match doc.child(n, "staff") {
+            None => 1,
+            Some(st) => self.staff_number(st)?,
+        };
+        self.staves = self.staves.max(staff);
+        let tag = doc
+            .children_named(n, "lyric")
+            .filter(|&l| doc.attr(l, "name") == Some(TAG_LYRIC_NAME))
+            .find_map(|l| doc.child(l, "text"))
+            .map(|t| doc.node(t).text.clone());
+        self.notes.push(RawNote {
+            onset,
+            duration,
+            midi,
+            spelling,
+            group,
+            tag,
+            tie_start,
+            tie_stop,
+            layer: doc.child_text(n, "voice").unwrap_or("1").to_string(),
+            staff,
+            node: n,
+        });
+        Ok(())
+    }
+
+    /// MIDI number and spelling of a `<pitch>` element.
+    fn pitch(&self, p: usize) -> Result<(u8, Spelling), MusicXmlError> {
+        let doc = self.doc;
+        let step = doc.child_text(p, "step").unwrap_or("");
+        let mut chars = step.chars();
+        let letter = match (chars.next().and_then(Letter::from_char), chars.next()) {
+            (Some(letter), None) if step.chars().all(|c| c.is_ascii_uppercase()) => letter,
+            _ => return Err(doc.error_at(p, format!("<step> must be one of A-G, found {step:?}"))),
+        };
+        let alter = match doc.child_text(p, "alter") {
+            None => Time::zero(),
+            Some(text) => parse_decimal(text)
+                .ok_or_else(|| doc.error_at(p, format!("<alter> is not a number: {text:?}")))?,
+        };
+        if !alter.is_integer() {
+            return Err(doc.error_at(
+                p,
+                format!("microtonal <alter> {alter} cannot be held by the model"),
+            ));
+        }
+        let octave_text = doc.child_text(p, "octave").unwrap_or("");
+        let octave: i64 = octave_text.parse().map_err(|_| {
+            doc.error_at(
+                p,
+                format!("<octave> must be an integer, found {octave_text:?}"),
+            )
+        })?;
+        let alter = alter.to_integer();
+        let midi = octave
+            .checked_add(1)
+            .and_then(|o| o.checked_mul(12))
+            .and_then(|m| m.checked_add(i64::from(letter.pitch_class())))
+            .and_then(|m| m.checked_add(alter));
+        let (Some(midi), Ok(alter)) =
+            (midi.and_then(|m| u8::try_from(m).ok()), i8::try_from(alter))
+        else {
+            return Err(doc.error_at(p, "the pitch lies outside MIDI 0-127"));
+        };
+        if midi > 127 {
+            return Err(doc.error_at(p, "the pitch lies outside MIDI 0-127"));
+        }
+        Ok((midi, Spelling { letter, alter }))
+    }
+
+    /// `<divisions>`, `<key>` and `<time>` of an `<attributes>` element in measure `m`.
+    fn attributes(&mut self, a: usize, m: usize) -> Result<(), MusicXmlError> {
+        let doc = self.doc;
+        if let Some(d) = doc.child(a, "divisions") {
+            let text = doc.trimmed_text(d);
+            match parse_decimal(text) {
+                Some(v) if v > Time::zero() => self.divisions = Some(v),
+                _ => {
+                    return Err(doc.error_at(
+                        d,
+                        format!("<divisions> must be a positive number, found {text:?}"),
+                    ));
+                }
+            }
+        }
+        if let Some(st) = doc.child(a, "staves") {
+            let staves = self.staff_number(st)?;
+            self.staves = self.staves.max(staves);
+        }
+        if let Some(k) = doc.child(a, "key") {
+            self.key(k, m)?;
+        }
+        if let Some(t) = doc.child(a, "time") {
+            self.time(t, m)?;
+        }
+        Ok(())
+    }
+
+    /// A `<key>`: the first one is the score's key; later different ones are reported.
+    fn key(&mut self, k: usize, m: usize) -> Result<(), MusicXmlError> {
+        let doc = self.doc;
+        let Some(text) = doc.child_text(k, "fifths") else {
+            self.warn(k, "a key signature without <fifths> was ignored");
+            return Ok(());
+        };
+        let fifths = text
+            .parse::<i32>()
+            .ok()
+            .filter(|f| f.abs() <= MAX_FIFTHS)
+            .ok_or_else(|| {
+                doc.error_at(
+                    k,
+                    format!("<fifths> must be a small integer, found {text:?}"),
+                )
+            })?;
+        // A signature without <mode> says nothing about the mode: it agrees with
+        // any key of the same fifths, and a later stated mode refines it.
+        let mode = match doc.child_text(k, "mode") {
+            None | Some("") => None,
+            Some("major") => Some(Mode::Major),
+            Some("minor") => Some(Mode::Minor),
+            Some(other) => {
+                let msg = format!("mode {other:?} read as major (the model knows major and minor)");
+                self.warn(k, &msg);
+                Some(Mode::Major)
+            }
+        };
+        let measure = doc.attr(m, "number").unwrap_or("?");
+        match self.facts.key {
+            None => {
+                self.facts.key = Some(Key::from_fifths(fifths, mode.unwrap_or(Mode::Major)));
+                self.facts.key_mode_stated = mode.is_some();
+            }
+            Some(first) if first.fifths() != fifths => {
+                let msg = format!(
+                    "key change to {fifths} fifths in measure {measure} ignored; \
+                     the score keeps its first key"
+                );
+                self.warn(k, &msg);
+            }
+            Some(first) => match (self.facts.key_mode_stated, mode) {
+                (false, Some(mode)) => {
+                    self.facts.key = Some(Key::from_fifths(fifths, mode));
+                    self.facts.key_mode_stated = true;
+                }
+                (true, Some(mode)) if mode != first.mode => {
+                    let msg = format!(
+                        "measure {measure} calls the key {mode:?}, the score's first key \
+                         says {:?}; the first is kept",
+                        first.mode
+                    );
+                    self.warn(k, &msg);
+                }
+                _ => {}
+            },
+        }
+        Ok(())
+    }
+
+    /// A `<time>`: the first one is the score's meter; later different ones keep
+    /// absolute times and are reported.
+    fn time(&mut self, t: usize, m: usize) -> Result<(), MusicXmlError> {
+        let doc = self.doc;
+        if doc.has_child(t, "senza-misura") {
+            self.warn(t, "senza-misura ignored");
+            return Ok(());
+        }
+        let term = |name: &str| -> Option<u32> {
+            let text = doc.child_text(t, name)?;
+            let mut sum: u32 = 0;
+            for part in text.split('+') {
+                sum = sum.checked_add(part.trim().parse::<u32>().ok()?)?;
+            }
+            Some(sum).filter(|v| (1..=MAX_METER_TERM).contains(v))
+        };
+        let (Some(num), Some(den)) = (term("beats"), term("beat-type")) else {
+            return Err(doc.error_at(
+                t,
+                format!("<time> needs <beats> and <beat-type> between 1 and {MAX_METER_TERM}"),
+            ));
+        };
+        let meter = Meter::new(num, den);
+        self.meter = Some(meter);
+        match self.facts.meter {
+            None => self.facts.meter = Some(meter),
+            Some(first) if first != meter => {
+                let msg = format!(
+                    "meter change to {meter} in measure {}: absolute times kept, the score keeps {first}",
+                    doc.attr(m, "number").unwrap_or("?")
+                );
+                self.warn(t, &msg);
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A `<sound tempo>`: the first one is the score's tempo.
+    fn sound(&mut self, s: usize) {
+        let Some(text) = self.doc.attr(s, "tempo") else {
+            return;
+        };
+        match parse_decimal(text).filter(|t| *t > Time::zero()) {
+            None => self.warn(s, &format!("tempo {text:?} ignored: not a positive number")),
+            Some(tempo) => match self.facts.tempo {
+                None => self.facts.tempo = Some(tempo),
+                Some(first) if first != tempo => {
+                    let msg =
+                        format!("tempo change to {text} ignored; the score keeps its first tempo");
+                    self.warn(s, &msg);
+                }
+                Some(_) => {}
+            },
+        }
+    }
+
+    /// The `<duration>` child of `e` (or `e` itself if it is one) in quarter notes.
+    fn duration_of(&self, e: usize) -> Result<Time, MusicXmlError> {
+        let doc = self.doc;
+        let d = if doc.node(e).name == "duration" {
+            e
+        } else {
+            doc.child(e, "duration")
+                .ok_or_else(|| doc.error_at(e, "missing <duration>"))?
+        };
+        let text = doc.trimmed_text(d);
+        let value = parse_decimal(text)
+            .filter(|v| *v >= Time::zero())
+            .ok_or_else(|| {
+                doc.error_at(
+                    d,
+                    format!("<duration> must be a non-negative number, found {text:?}"),
+                )
+            })?;
+        let divisions = self
+            .divisions
+            .ok_or_else(|| doc.error_at(d, "a <duration> before any <divisions>"))?;
+        value
+            .checked_div(&divisions)
+            .ok_or_else(|| doc.error_at(d, "the duration is too large to represent exactly"))
+    }
+
+    /// A `<staff>` or `<staves>` number: 1 to [`MAX_STAVES`].
+    fn staff_number(&self, e: usize) -> Result<u32, MusicXmlError> {
+        let text = self.doc.trimmed_text(e);
+        text.parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_STAVES).contains(n))
+            .ok_or_else(|| {
+                self.doc.error_at(
+                    e,
+                    format!("expected a staff count from 1 to {MAX_STAVES}, found {text:?}"),
+                )
+            })
+    }
+
+    /// `a + b`, or an error at element `e` on overflow.
+    fn add(&self, e: usize, a: Time, b: Time) -> Result<Time, MusicXmlError> {
+        a.checked_add(&b).ok_or_else(|| {
+            self.doc
+                .error_at(e, "the time is too large to represent exactly")
+        })
+    }
+
+    /// Records a warning positioned at element `e`.
+    fn warn(&mut self, e: usize, message: &str) {
+        let at = self.doc.position(e);
+        self.facts.report.warnings.push(format!("{at}: {message}"));
+    }
+}

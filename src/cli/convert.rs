@@ -1,0 +1,37 @@
+//! `cantus convert IN OUT`: between the text grammar, MIDI, MusicXML and LilyPond.
+
+use super::{Exit, bad_input};
+use cantus_music::format::{read_path, write_path};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Input score (.txt grammar, .mid, .musicxml).
+    input: PathBuf,
+    /// Output score (.txt, .mid, .musicxml, .ly); the extension picks the format.
+    output: PathBuf,
+    /// Read the text grammar leniently (as Libretto's parser does), warning about what is skipped.
+    #[arg(long)]
+    lenient: bool,
+}
+
+pub fn run(args: Args) -> Exit {
+    let loaded = match read_path(&args.input, args.lenient) {
+        Ok(l) => l,
+        Err(e) => return bad_input(e),
+    };
+    for w in &loaded.warnings {
+        eprintln!("{w}");
+    }
+    if let Err(e) = write_path(&args.output, &loaded.score) {
+        return bad_input(e);
+    }
+    eprintln!(
+        "wrote {} ({} voices, {} events, {} bars)",
+        args.output.display(),
+        loaded.score.voices.len(),
+        loaded.score.event_count(),
+        loaded.score.bar_count()
+    );
+    Exit::Ok
+}
