@@ -4,10 +4,12 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod compose;
 mod convert;
 mod example;
 mod rows;
 mod summary;
+mod verify;
 
 /// Cantus: constrained symbolic generation — propose, verify, repair, trace, release.
 #[derive(Parser, Debug)]
@@ -19,6 +21,10 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Write a twelve-tone piece from a brief or a spec file (no network; embedded proposer).
+    Compose(compose::Args),
+    /// Judge any piece by the twelve-tone release gate.
+    Verify(verify::Args),
     /// Convert a score between the text grammar, MIDI, MusicXML and LilyPond.
     Convert(convert::Args),
     /// Show a twelve-tone row's 48 forms, matrix and properties.
@@ -67,6 +73,8 @@ pub fn main() -> ExitCode {
         }
     };
     let exit = match cli.command {
+        Command::Compose(args) => compose::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Example(args) => example::run(args),

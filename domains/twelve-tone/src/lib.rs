@@ -1,6 +1,29 @@
 //! `cantus-twelve-tone`: the twelve-tone reference domain of Cantus.
 //!
 //! * [`row`]: the row engine — 48 forms, matrix, labelling conventions, row theory, historical rows.
+//! * [`spec`]: what to write — a spec from TOML or compiled from an English brief.
+//! * [`blueprint`]: the spec cut into sections with every voice's row form (the schedule).
+//! * [`event`], [`state`], [`domain`]: the domain's events, online state and `Domain` impl.
+//! * [`piece`]: between events and the shared score model.
+//! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
 #![forbid(unsafe_code)]
 
+pub mod blueprint;
+pub mod compose;
+pub mod domain;
+pub mod event;
+pub mod gate;
+pub mod piece;
+pub mod predicates;
+pub mod proposer;
 pub mod row;
+pub mod rungs;
+pub mod spec;
+pub mod state;
+pub mod synth;
+
+pub use blueprint::{Blueprint, BlueprintError, SectionPlan};
+pub use domain::{Amendment, TwelveTone};
+pub use event::{Location, Tag, ToneEvent};
+pub use proposer::EmbeddedProposer;
+pub use state::ToneState;

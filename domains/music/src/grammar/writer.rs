@@ -13,8 +13,11 @@ use crate::score::{Event, Meter, Pitch, Score, Time, Voice};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-/// Grids the writer chooses from, coarsest first: binary 4…64 and triplet 6, 12, 24.
-pub const WRITER_GRIDS: [u32; 8] = [4, 6, 8, 12, 16, 24, 32, 64];
+/// Grids the writer chooses from, coarsest first: binary 4…64 and triplet 6, 12, 24,
+/// then the mixed grids 48 and 96 (`48t`, `96t`) for bars where triplets meet
+/// sixteenths or thirty-seconds in another voice (a Cantus extension of the
+/// original's set; only such polyrhythmic bars get them).
+pub const WRITER_GRIDS: [u32; 10] = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96];
 
 /// Why a score cannot be written as grammar text without losing something.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -217,7 +220,7 @@ pub fn write(score: &Score) -> Result<String, WriteError> {
         } else {
             choose_grid(1, meter).ok_or_else(|| WriteError::Meter {
                 meter,
-                reason: "none of the grids 4…64, 6t…24t cuts its bar into whole slots".into(),
+                reason: "none of the grids 4…64, 6t…96t cuts its bar into whole slots".into(),
             })?
         }
     } else {

@@ -1,0 +1,148 @@
+//! The twelve-tone [`Domain`]: how the engine plans, accepts, skips and finishes.
+
+use crate::blueprint::{Blueprint, SectionPlan};
+use crate::event::{Location, ToneEvent};
+use crate::piece;
+use crate::state::{CrossingTally, ToneState};
+use cantus_framework::{Domain, PlanError};
+use cantus_music::{Score, Time, time_text};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// The twelve-tone domain. Its spec is a [`Blueprint`] (a spec already planned:
+/// planning errors are reported before a run starts).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TwelveTone;
+
+/// An edit a repair rung makes to accepted material: set the duration of the event of
+/// `voice` starting at `onset` (the `yield` rung shortens another voice's note).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Amendment {
+    pub voice: usize,
+    #[serde(with = "time_text")]
+    pub onset: Time,
+    #[serde(with = "time_text")]
+    pub duration: Time,
+}
+
+impl TwelveTone {
+    /// Where `event` sits, for any state.
+    pub fn location(plan: &Blueprint, event: &ToneEvent) -> Location {
+        let bar = (event.onset / plan.meter.bar_length()).floor().to_integer() + 1;
+        Location {
+            bar: u32::try_from(bar.max(1)).unwrap_or(u32::MAX),
+            voice: plan
+                .limits
+                .voices
+                .get(event.voice)
+                .map_or_else(|| format!("voice {}", event.voice + 1), |v| v.name.clone()),
+            onset: event.onset,
+        }
+    }
+}
+
+impl Domain for TwelveTone {
+    type Spec = Blueprint;
+    type Section = SectionPlan;
+    type Event = ToneEvent;
+    type State = ToneState;
+    type Artefact = Score;
+    type Location = Location;
+    type Amendment = Amendment;
+
+    fn name(&self) -> &str {
+        "twelve-tone"
+    }
+
+    fn plan(&self, spec: &Blueprint) -> Result<Vec<SectionPlan>, PlanError> {
+        if spec.sections.is_empty() {
+            return Err(PlanError::new("the blueprint has no sections"));
+        }
+        Ok(spec.sections.clone())
+    }
+
+    fn initial_state(&self, spec: &Blueprint) -> ToneState {
+        ToneState::new(Arc::new(spec.clone()))
+    }
+
+    /// A voice still inside an earlier statement (its last section came up short)
+    /// jumps to this section's statement; the gate will report the short statement.
+    fn begin_section(&self, state: &mut ToneState, section: &SectionPlan) {
+        for line in &mut state.voices {
+            if line.cursor.statement < section.index {
+                line.cursor.statement = section.index;
+                line.cursor.position = 0;
+                line.sounded = 0;
+                line.tremolos = 0;
+            }
+        }
+    }
+
+    fn accept(&self, state: &mut ToneState, _section: &SectionPlan, event: &ToneEvent) {
+        let line = &mut state.voices[event.voice];
+        let repeat = line.last().is_some_and(|last| {
+            last.tag == event.tag && line.cursor.position == event.tag.start + event.tag.len
+        });
+        if repeat {
+            line.tremolos += 1;
+            line.total_tremolos += 1;
+        } else {
+            line.sounded |= event.pc_set();
+            line.advance(event.tag.len.max(1));
+        }
+        state.insert(event.clone());
+    }
+
+    fn skip(&self, state: &mut ToneState, _section: &SectionPlan, event: &ToneEvent) {
+        if let Some(line) = state.voices.get_mut(event.voice) {
+            let len = u8::try_from(event.pitches.len().max(1)).unwrap_or(12);
+            line.advance(len);
+        }
+    }
+
+    fn locate(&self, section: &SectionPlan, event: &ToneEvent) -> Location {
+        Location {
+            bar: section.bar_of(event.onset),
+            voice: section
+                .voice_names
+                .get(event.voice)
+                .cloned()
+                .unwrap_or_else(|| format!("voice {}", event.voice + 1)),
+            onset: event.onset,
+        }
+    }
+
+    fn summarize(&self, state: &ToneState) -> String {
+        piece::summarize(state)
+    }
+
+    fn amend(&self, state: &mut ToneState, a: &Amendment) -> Amendment {
+        let Some(line) = state.voices.get(a.voice) else {
+            return a.clone();
+        };
+        let Some(index) = line.events.iter().position(|e| e.onset == a.onset) else {
+            return a.clone();
+        };
+        let old = line.events[index].clone();
+        let before = CrossingTally::contribution(&state.voices, a.voice, &old);
+        state.crossing.sub(before);
+        let mut new = old.clone();
+        new.duration = a.duration;
+        let after = CrossingTally::contribution(&state.voices, a.voice, &new);
+        state.crossing.add(after);
+        state.voices[a.voice].events[index] = new;
+        Amendment {
+            duration: old.duration,
+            ..a.clone()
+        }
+    }
+
+    fn finish(&self, spec: &Blueprint, state: ToneState) -> Score {
+        let events = state.voices.into_iter().flat_map(|l| l.events);
+        piece::to_score(spec, events)
+    }
+
+    fn assemble(&self, spec: &Blueprint, events: Vec<ToneEvent>) -> Score {
+        piece::to_score(spec, events)
+    }
+}

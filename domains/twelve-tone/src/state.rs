@@ -1,0 +1,179 @@
+//! The online state of a twelve-tone run: accepted events per voice, each voice's row
+//! cursor, and the running tally of voice crossing.
+//!
+//! The cursor is what keeps a voice in lockstep with the blueprint: statement `k` of a
+//! voice is its form in section `k`, and `position` is the next order position to
+//! sound. Accepting an event advances it by the positions the event realises; dropping
+//! one advances it the same way (`Domain::skip`), so the events after a drop still
+//! line up with the row.
+
+use crate::blueprint::Blueprint;
+use crate::event::ToneEvent;
+use crate::row::RowForm;
+use cantus_music::Time;
+use std::sync::Arc;
+
+/// Where a voice is in its schedule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowCursor {
+    /// Index of the statement being sounded (= section index).
+    pub statement: usize,
+    /// Next order position to sound, 0..=11.
+    pub position: u8,
+}
+
+/// One voice's accepted material and cursor.
+#[derive(Clone, Debug, Default)]
+pub struct VoiceLine {
+    /// Accepted events, sorted by onset.
+    pub events: Vec<ToneEvent>,
+    pub cursor: RowCursor,
+    /// Pitch classes sounded so far in the current statement (bit `pc`).
+    pub sounded: u16,
+    /// Immediate repetitions accepted in the current statement.
+    pub tremolos: u8,
+    /// Immediate repetitions accepted in the whole piece.
+    pub total_tremolos: u32,
+}
+
+impl VoiceLine {
+    /// The last accepted event, if any.
+    pub fn last(&self) -> Option<&ToneEvent> {
+        self.events.last()
+    }
+
+    /// End of the last accepted event (0 if none).
+    pub fn last_end(&self) -> Time {
+        self.events
+            .iter()
+            .map(ToneEvent::end)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// Accepted events overlapping `[onset, end)` by a positive amount.
+    ///
+    /// Accepted events of one voice never overlap (the verifier refuses it), so
+    /// their ends are sorted like their onsets and both bounds are binary searches.
+    pub fn overlapping(&self, onset: Time, end: Time) -> impl Iterator<Item = &ToneEvent> {
+        let upto = self.events.partition_point(|e| e.onset < end);
+        let from = self.events[..upto].partition_point(|e| e.end() <= onset);
+        // `filter` keeps this exact even if a caller breaks the invariant.
+        self.events[from..upto]
+            .iter()
+            .filter(move |e| e.end() > onset)
+    }
+
+    /// Advances the cursor past `len` positions (rolling into the next statement).
+    pub fn advance(&mut self, len: u8) {
+        let next = self.cursor.position.saturating_add(len);
+        if next >= 12 {
+            self.cursor.statement += 1;
+            self.cursor.position = 0;
+            self.sounded = 0;
+            self.tremolos = 0;
+        } else {
+            self.cursor.position = next;
+        }
+    }
+}
+
+/// The running crossing tally, summed over pairs of voices: the time they sound
+/// together, and the part of it during which the upper voice is below the lower one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CrossingTally {
+    pub together: Time,
+    pub crossed: Time,
+}
+
+impl CrossingTally {
+    /// What `event` in `voice` adds against the voices' accepted events.
+    pub fn contribution(voices: &[VoiceLine], voice: usize, event: &ToneEvent) -> CrossingTally {
+        let mut t = CrossingTally::default();
+        for (u, line) in voices.iter().enumerate() {
+            if u == voice {
+                continue;
+            }
+            for other in line.overlapping(event.onset, event.end()) {
+                let len = event.end().min(other.end()) - event.onset.max(other.onset);
+                t.together += len;
+                let (upper, lower) = if voice < u {
+                    (event, other)
+                } else {
+                    (other, event)
+                };
+                if crosses(upper, lower) {
+                    t.crossed += len;
+                }
+            }
+        }
+        t
+    }
+
+    /// Crossed share of the time together (0 when nothing sounds together).
+    pub fn share(self) -> num_rational::Ratio<i64> {
+        if self.together == Time::default() {
+            Time::default()
+        } else {
+            self.crossed / self.together
+        }
+    }
+
+    pub fn add(&mut self, other: CrossingTally) {
+        self.together += other.together;
+        self.crossed += other.crossed;
+    }
+
+    pub fn sub(&mut self, other: CrossingTally) {
+        self.together -= other.together;
+        self.crossed -= other.crossed;
+    }
+}
+
+/// Whether the upper voice's event sounds below the lower voice's (its lowest pitch
+/// under the other's highest).
+pub fn crosses(upper: &ToneEvent, lower: &ToneEvent) -> bool {
+    match (upper.pitches.first(), lower.pitches.last()) {
+        (Some(u), Some(l)) => u < l,
+        _ => false,
+    }
+}
+
+/// Everything accepted so far.
+#[derive(Clone, Debug)]
+pub struct ToneState {
+    pub plan: Arc<Blueprint>,
+    pub voices: Vec<VoiceLine>,
+    pub crossing: CrossingTally,
+}
+
+impl ToneState {
+    /// The empty state for a blueprint.
+    pub fn new(plan: Arc<Blueprint>) -> Self {
+        let voices = vec![VoiceLine::default(); plan.limits.voices.len()];
+        ToneState {
+            plan,
+            voices,
+            crossing: CrossingTally::default(),
+        }
+    }
+
+    /// The form `voice` must state at its cursor, or `None` past its schedule.
+    pub fn expected_form(&self, voice: usize) -> Option<RowForm> {
+        let line = self.voices.get(voice)?;
+        self.plan
+            .sections
+            .get(line.cursor.statement)
+            .and_then(|s| s.forms.get(voice).copied())
+    }
+
+    /// Inserts an accepted event into its voice, keeping onset order, and tallies
+    /// its crossings.
+    pub fn insert(&mut self, event: ToneEvent) {
+        let add = CrossingTally::contribution(&self.voices, event.voice, &event);
+        self.crossing.add(add);
+        let line = &mut self.voices[event.voice];
+        let at = line.events.partition_point(|e| e.onset <= event.onset);
+        line.events.insert(at, event);
+    }
+}

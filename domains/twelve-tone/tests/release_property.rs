@@ -1,0 +1,121 @@
+//! Every artefact the engine releases passes the strict gate — judged again from
+//! scratch, from the artefact alone, and after a trip through the text grammar.
+//! And the first three rungs never change a pitch or a tag.
+
+use cantus_framework::{CheckContext, Outcome, RepairRung, RungAction, Violation};
+use cantus_music::{Meter, Time, grammar};
+use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::gate::{GateMode, SerialGate};
+use cantus_twelve_tone::rungs::{Retime, Trim, Yield};
+use cantus_twelve_tone::spec::{RowChoice, Spec};
+use cantus_twelve_tone::{
+    Blueprint, EmbeddedProposer, Location, Tag, ToneEvent, ToneState, TwelveTone,
+};
+use proptest::prelude::*;
+use std::sync::Arc;
+
+fn spec(voices: usize, bars: u32, meter: (u32, u32), row: u8) -> Spec {
+    let mut spec = Spec::with_voice_count(voices);
+    spec.bars = bars;
+    spec.meter = Meter::new(meter.0, meter.1);
+    spec.section_bars = spec.section_bars.min(bars);
+    spec.row = match row {
+        0 => RowChoice::Default,
+        1 => RowChoice::Historical {
+            id: "WebernOp21".into(),
+        },
+        2 => RowChoice::Historical {
+            id: "BergLyricSuite".into(),
+        },
+        _ => RowChoice::AllInterval {
+            seed: u64::from(row),
+        },
+    };
+    spec
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn released_pieces_pass_the_strict_gate_from_scratch(
+        seed in any::<u64>(),
+        voices in 1usize..5,
+        bars in 4u32..13,
+        meter in prop::sample::select(vec![(2, 4), (3, 4), (4, 4), (6, 8), (5, 4)]),
+        row in 0u8..5,
+    ) {
+        let spec = spec(voices, bars, meter, row);
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let composition = runtime
+            .block_on(compose(&spec, seed, GateMode::Strict, &EmbeddedProposer, budget(), None))
+            .expect("these specs plan");
+        match &composition.outcome {
+            Outcome::Released { artefact, .. } => {
+                let fresh = SerialGate::for_plan(composition.plan.clone(), GateMode::Strict);
+                let report = fresh.judge_score(artefact);
+                prop_assert!(report.passed, "{:?}", report.violations);
+                let text = grammar::write(artefact).expect("released pieces are writable");
+                let back = grammar::parse(&text, &grammar::ParseOptions::default()).expect("and readable");
+                let report = SerialGate::inferring(GateMode::Strict).judge_score(&back.score);
+                prop_assert!(report.passed, "after the text round trip: {:?}", report.violations);
+            }
+            Outcome::Failure { diagnostics, artefact, .. } => {
+                prop_assert!(!diagnostics.is_empty());
+                prop_assert!(artefact.is_some(), "the unreleased piece is kept");
+            }
+        }
+    }
+
+    #[test]
+    fn trim_yield_and_retime_never_change_pitches_or_tags(
+        seed in any::<u64>(),
+        voices in 2usize..5,
+        onset_16ths in 0i64..60,
+        len_16ths in 1i64..8,
+        position in 0u8..12,
+    ) {
+        // A state with real accepted material: the first section of a composed piece.
+        let spec = spec(voices, 8, (4, 4), 0);
+        let plan = Arc::new(Blueprint::new(&spec, seed).unwrap());
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let outcome = runtime.block_on(
+            cantus_twelve_tone::compose::engine(plan.clone(), GateMode::Strict).run(&plan, &EmbeddedProposer, seed),
+        );
+        let Some(score) = (match &outcome { Outcome::Released { artefact, .. } => Some(artefact), Outcome::Failure { artefact, .. } => artefact.as_ref() }) else {
+            return Ok(());
+        };
+        let mut state = ToneState::new(plan.clone());
+        for (event, _) in cantus_twelve_tone::piece::tagged_events(score) {
+            if event.onset < plan.sections[0].end {
+                state.insert(event);
+            }
+        }
+        let form = plan.sections[0].forms[0];
+        let pcs = plan.table.pcs(form);
+        let candidate = ToneEvent {
+            voice: voices - 1,
+            onset: Time::new(onset_16ths, 4),
+            duration: Time::new(len_16ths, 4),
+            pitches: vec![48 + pcs[usize::from(position)]],
+            tag: Tag { form, start: position, len: 1 },
+        };
+        let ctx = CheckContext { domain: &TwelveTone, state: &state, section: &plan.sections[0], section_index: 0 };
+        let violation = Violation::hard("TT-COLLISION", Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
+        let rungs: [&dyn RepairRung<TwelveTone>; 3] = [&Trim, &Yield, &Retime];
+        for rung in rungs {
+            if let RungAction::Candidate { event, amendments } = rung.repair(ctx, &candidate, std::slice::from_ref(&violation)) {
+                prop_assert_eq!(&event.pitches, &candidate.pitches, "{} changed pitches", rung.name());
+                prop_assert_eq!(event.tag, candidate.tag, "{} changed the tag", rung.name());
+                prop_assert_eq!(event.voice, candidate.voice);
+                prop_assert!(event.duration > Time::default(), "{} made a zero-length note", rung.name());
+                for a in amendments {
+                    prop_assert!(a.duration > Time::default(), "{} shortened a note to nothing", rung.name());
+                    let line = &state.voices[a.voice];
+                    let original = line.events.iter().find(|e| e.onset == a.onset).expect("amends an accepted note");
+                    prop_assert!(a.duration < original.duration, "{} lengthened a note", rung.name());
+                }
+            }
+        }
+    }
+}

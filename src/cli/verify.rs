@@ -1,0 +1,124 @@
+//! `cantus verify FILE`: judge any piece by the release gate.
+
+use super::{Exit, bad_input};
+use cantus_music::format::read_path;
+use cantus_twelve_tone::Blueprint;
+use cantus_twelve_tone::gate::{GateMode, SerialGate};
+use cantus_twelve_tone::row::{Row, resolve};
+use cantus_twelve_tone::spec::Spec;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The piece: .txt (grammar), .mid or .musicxml.
+    file: PathBuf,
+    /// strict re-derives row labels from the pitches; relaxed trusts the row tags.
+    #[arg(long, default_value = "strict")]
+    mode: GateMode,
+    /// The spec the piece was written to: registers, texture, crossing and (with --seed) the schedule.
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// The compose seed, to rebuild the schedule from --spec.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The row, when there is no spec ("0 11 7 …" or a historical name); otherwise it is inferred.
+    #[arg(long, conflicts_with = "spec")]
+    row: Option<String>,
+    /// Read a text-grammar file leniently (raw model output).
+    #[arg(long)]
+    lenient: bool,
+    /// Print a JSON object: passed, mode, violations [{predicate, bar, voice, onset, reason}], facts.
+    #[arg(long)]
+    json: bool,
+}
+
+fn gate(args: &Args) -> Result<SerialGate, String> {
+    if let Some(path) = &args.spec {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let spec =
+            Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
+        let plan = Blueprint::new(&spec, args.seed).map_err(|e| e.to_string())?;
+        return Ok(SerialGate::for_plan(Arc::new(plan), args.mode));
+    }
+    if let Some(text) = &args.row {
+        let row = match Row::parse(text) {
+            Ok(r) => r,
+            Err(parse_err) => resolve(text).map(|h| h.row).map_err(|name_err| {
+                format!("--row {text:?}: not a row ({parse_err}) nor a name ({name_err})")
+            })?,
+        };
+        return Ok(SerialGate::for_row(row, Default::default(), args.mode));
+    }
+    Ok(SerialGate::inferring(args.mode))
+}
+
+pub fn run(args: Args) -> Exit {
+    let gate = match gate(&args) {
+        Ok(g) => g,
+        Err(e) => return bad_input(e),
+    };
+    let loaded = match read_path(&args.file, args.lenient) {
+        Ok(l) => l,
+        Err(e) => return bad_input(e),
+    };
+    for w in &loaded.warnings {
+        eprintln!("{w}");
+    }
+    let report = gate.judge_score(&loaded.score);
+    if args.json {
+        let violations: Vec<_> = report
+            .violations
+            .iter()
+            .map(|v| {
+                json!({
+                    "predicate": v.predicate,
+                    "severity": v.severity,
+                    "bar": v.location.bar,
+                    "voice": v.location.voice,
+                    "onset": cantus_music::time_text::format(v.location.onset),
+                    "reason": v.reason,
+                })
+            })
+            .collect();
+        let out = json!({
+            "file": args.file.display().to_string(),
+            "passed": report.passed,
+            "gate": report.gate,
+            "events": loaded.score.event_count(),
+            "violations": violations,
+            "facts": report.facts,
+        });
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    } else {
+        let hard = report.hard().count();
+        if report.passed {
+            println!(
+                "PASSED {} ({}): {} events in {} voices",
+                args.file.display(),
+                report.gate,
+                loaded.score.event_count(),
+                loaded.score.voices.len()
+            );
+        } else {
+            println!(
+                "FAILED {} ({}): {hard} violation{}",
+                args.file.display(),
+                report.gate,
+                if hard == 1 { "" } else { "s" }
+            );
+        }
+        for v in &report.violations {
+            println!("  {v}");
+        }
+        for (k, v) in &report.facts {
+            println!("  {k}: {v}");
+        }
+    }
+    if report.passed {
+        Exit::Ok
+    } else {
+        Exit::Failed
+    }
+}
