@@ -63,6 +63,7 @@ fn compose_releases_and_writes_every_format_and_verify_passes_each() {
         "piece.mid",
         "trace.jsonl",
         "report.json",
+        "spec.toml",
     ] {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
@@ -79,6 +80,17 @@ fn compose_releases_and_writes_every_format_and_verify_passes_each() {
         let v = cantus(&["verify", dir.join(f).to_str().unwrap()]);
         assert_eq!(v.status.code(), Some(0), "{f}: {}", stdout(&v));
     }
+    // Against the plan it was written to: the spec file and the seed rebuild the schedule.
+    let spec = dir.join("spec.toml");
+    let v = cantus(&[
+        "verify",
+        dir.join("piece.txt").to_str().unwrap(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(v.status.code(), Some(0), "{}", stdout(&v));
     // Same seed, same piece.
     let again = temp("compose-again");
     assert_eq!(compose(&again).status.code(), Some(0));

@@ -92,7 +92,13 @@ pub fn run(args: Args) -> Exit {
     } else {
         "unreleased-piece"
     };
-    let mut files = vec![write_trace(&args.out, outcome)];
+    let spec_path = args.out.join("spec.toml");
+    let mut files = vec![
+        write_trace(&args.out, outcome),
+        std::fs::write(&spec_path, spec.to_toml_string())
+            .map(|()| spec_path.clone())
+            .map_err(|e| e.to_string()),
+    ];
     let mut write_errors = Vec::new();
     let (score, diagnostics): (Option<&Score>, Vec<String>) = match outcome {
         Outcome::Released { artefact, .. } => (Some(artefact), Vec::new()),
@@ -172,6 +178,12 @@ pub fn run(args: Args) -> Exit {
             spec.bars,
             spec.voices.len(),
             args.out.display()
+        );
+        println!(
+            "check it again with: cantus verify {} --spec {} --seed {}",
+            args.out.join("piece.txt").display(),
+            spec_path.display(),
+            args.seed
         );
     } else {
         println!(

@@ -190,3 +190,21 @@ pub fn serial(score: &Score, row: [u8; 12]) -> Vec<Finding> {
     out.sort();
     out
 }
+
+/// Every event with a pitch outside its voice's inclusive register `(low, high)`
+/// (voices without one are unbounded), as `TT-REGISTER`. Sorted.
+pub fn registers(score: &Score, registers: &[(u8, u8)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (v, voice) in score.voices.iter().enumerate() {
+        let Some(&(low, high)) = registers.get(v) else {
+            continue;
+        };
+        for e in &voice.events {
+            if e.pitches.iter().any(|p| p.midi < low || p.midi > high) {
+                out.push(finding(score, "TT-REGISTER", v, e));
+            }
+        }
+    }
+    out.sort();
+    out
+}
