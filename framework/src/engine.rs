@@ -253,12 +253,30 @@ impl<D: Domain> Engine<D> {
             let mut filled = settle::SectionFill::new(self, run, spec, plan, index, replan);
             filled.run(state, call.events, call.call).await?;
             let proposed = filled.proposed;
+            let filled_dropped = filled.dropped;
             let too_many = proposed > 0
                 && filled.dropped as f64 / proposed as f64 > self.budget.drop_threshold;
             let replanning = too_many && replan < self.budget.replans_per_section;
             let next_feedback = filled.feedback();
             filled.record(call.call, &feedback, replanning);
             if !replanning {
+                if filled_dropped > 0 {
+                    // Kept with drops: say why, so a failing gate's report is read
+                    // with its cause.
+                    let why = if too_many {
+                        format!(
+                            "after {replan} replan{} (budget exhausted)",
+                            if replan == 1 { "" } else { "s" }
+                        )
+                    } else {
+                        "below the replan threshold".to_owned()
+                    };
+                    run.exhausted.push(format!(
+                        "section {} kept with dropped events {why}: {}",
+                        index + 1,
+                        next_feedback.join("; ")
+                    ));
+                }
                 return Ok(());
             }
             run.totals.replans += 1;
@@ -283,6 +301,8 @@ pub(crate) struct RunCtx<'e, D: Domain> {
     pub(crate) budget: &'e Budget,
     pub(crate) entries: Vec<Entry<D::Event, D::Location, D::Amendment>>,
     pub(crate) totals: Totals,
+    /// Sections kept with drops after the replan budget ran out.
+    pub(crate) exhausted: Vec<String>,
     header: RunHeader,
 }
 
@@ -320,6 +340,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
             budget: &engine.budget,
             entries: Vec::new(),
             totals: Totals::default(),
+            exhausted: Vec::new(),
             header,
         }
     }
@@ -441,6 +462,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         } else {
             let mut diagnostics: Vec<Diagnostic<D::Location>> =
                 report.hard().cloned().map(Diagnostic::from).collect();
+            diagnostics.extend(self.exhausted.iter().map(|e| Diagnostic::engine(e.clone())));
             if diagnostics.is_empty() {
                 diagnostics.push(Diagnostic::engine(format!(
                     "gate `{}` refused the artefact",

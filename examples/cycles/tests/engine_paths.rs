@@ -157,7 +157,9 @@ async fn the_gate_fails_explicitly_when_budgets_run_out() {
         {
             failures += 1;
             assert!(artefact.is_some(), "the partial artefact is kept");
-            assert!(diagnostics.iter().all(|d| d.predicate.is_some()));
+            // The gate's findings, then why they were kept: the replan budget ran out.
+            assert!(diagnostics.iter().any(|d| d.predicate.is_none()
+                && d.reason.contains("kept with dropped events")));
             assert!(
                 diagnostics
                     .iter()

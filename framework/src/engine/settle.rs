@@ -331,7 +331,9 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
     pub(super) fn feedback(&self) -> Vec<String> {
         let mut lines = vec![format!(
             "{} of {} proposed events were dropped in section {}",
-            self.dropped, self.proposed, self.index
+            self.dropped,
+            self.proposed,
+            self.index + 1
         )];
         lines.extend(self.problems.iter().cloned());
         lines
