@@ -233,3 +233,76 @@ fn convert_round_trips_through_musicxml_and_midi() {
         assert_eq!(v.status.code(), Some(0), "{ext}: {}", stdout(&v));
     }
 }
+
+#[test]
+fn bank_composes_every_brief_and_resumes_from_its_reports() {
+    let dir = temp("bank");
+    let bank = dir.join("bank.txt");
+    std::fs::write(
+        &bank,
+        "# two briefs\nA 4-bar duet in 3/4\n\nA 4-bar trio on Webern's Op. 21 row\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = || {
+        cantus(&[
+            "bank",
+            bank.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--seeds",
+            "2",
+        ])
+    };
+    let first = run();
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&first),
+        stderr(&first)
+    );
+    assert!(
+        stdout(&first).contains("4 of 4 released"),
+        "{}",
+        stdout(&first)
+    );
+    for d in ["002-s0", "002-s1", "004-s0", "004-s1"] {
+        assert!(out.join(d).join("piece.txt").is_file(), "{d}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["released"], 4);
+    // A second run reads the reports instead of composing again.
+    let piece = std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap();
+    std::fs::write(out.join("002-s0/piece.txt"), "left alone").unwrap();
+    let second = run();
+    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap(),
+        "left alone"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["entries"][0]["note"], "from an earlier run");
+    // --force composes again, identically.
+    let forced = cantus(&[
+        "bank",
+        bank.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seeds",
+        "2",
+        "--force",
+    ]);
+    assert_eq!(forced.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap(),
+        piece
+    );
+    // A brief that does not compile is bad input, named by line, before anything runs.
+    std::fs::write(&bank, "A 4-bar duet\nA trio for four voices\n").unwrap();
+    let bad = run();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("bank.txt:2:"), "{}", stderr(&bad));
+}

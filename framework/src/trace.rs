@@ -86,6 +86,7 @@ pub struct Step<E, L, A> {
 /// The certificate of one candidate event.
 #[derive(Clone, Debug, Serialize)]
 pub struct Certificate<E, L, A> {
+    /// Index into the plan, from 0.
     pub section: usize,
     /// Which attempt at the section (0 = first plan, 1.. = replans).
     pub replan: u32,
@@ -107,6 +108,7 @@ pub struct Certificate<E, L, A> {
 /// One attempt at one section.
 #[derive(Clone, Debug, Serialize)]
 pub struct SectionRecord {
+    /// Index into the plan, from 0 (messages for people count from 1).
     pub section: usize,
     pub replan: u32,
     pub call: u64,

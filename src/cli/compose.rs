@@ -1,15 +1,13 @@
 //! `cantus compose`: write a serial piece from a brief or a spec file.
 
+use super::outputs::{Written, write_outputs};
 use super::{Exit, bad_input, runtime, summary};
-use cantus_framework::{Outcome, Progress};
-use cantus_music::Score;
-use cantus_music::format::{Format, render};
+use cantus_framework::Progress;
 use cantus_twelve_tone::EmbeddedProposer;
 use cantus_twelve_tone::compose::{budget, compose};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::{CompiledBrief, Spec, compile_brief};
-use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -84,94 +82,21 @@ pub fn run(args: Args) -> Exit {
         Ok(c) => c,
         Err(e) => return bad_input(format!("cannot plan this piece: {e}")),
     };
-    let outcome = &composition.outcome;
-    let trace = outcome.trace();
-    let released = outcome.is_released();
-    let prefix = if released {
-        "piece"
-    } else {
-        "unreleased-piece"
-    };
-    let spec_path = args.out.join("spec.toml");
-    let mut files = vec![
-        write_trace(&args.out, outcome),
-        std::fs::write(&spec_path, spec.to_toml_string())
-            .map(|()| spec_path.clone())
-            .map_err(|e| e.to_string()),
-    ];
-    let mut write_errors = Vec::new();
-    let (score, diagnostics): (Option<&Score>, Vec<String>) = match outcome {
-        Outcome::Released { artefact, .. } => (Some(artefact), Vec::new()),
-        Outcome::Failure {
-            artefact,
-            diagnostics,
-            ..
-        } => (
-            artefact.as_ref(),
-            diagnostics.iter().map(ToString::to_string).collect(),
-        ),
-    };
-    if let Some(score) = score {
-        for format in [
-            Format::Grammar,
-            Format::MusicXml,
-            Format::LilyPond,
-            Format::Midi,
-        ] {
-            let path = args.out.join(format!("{prefix}.{}", format.extension()));
-            match render(score, format)
-                .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()))
-            {
-                Ok(()) => files.push(Ok(path)),
-                Err(e) => write_errors.push(format!("{}: {e}", path.display())),
-            }
-        }
-    }
-    let files: Vec<String> = files
-        .into_iter()
-        .flatten()
-        .map(|p| p.display().to_string())
-        .collect();
-    let schedule: Vec<_> = composition
-        .plan
-        .sections
-        .iter()
-        .map(|s| {
-            json!({
-                "section": s.index + 1,
-                "bars": [s.first_bar, s.first_bar + s.bars - 1],
-                "forms": s.forms.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let report = json!({
-        "released": released,
-        "seed": args.seed,
-        "gate": trace.gate,
-        "diagnostics": diagnostics,
-        "brief": brief.as_ref().map(|b| json!({
-            "text": args.brief,
-            "defaults_applied": b.defaults_applied,
-            "not_understood": b.not_understood,
-        })),
-        "spec": spec,
-        "row": composition.plan.row.pcs(),
-        "schedule": schedule,
-        "totals": trace.totals,
-        "files": files,
-        "write_errors": write_errors,
-    });
-    let report_path = args.out.join("report.json");
-    if let Err(e) = std::fs::write(
-        &report_path,
-        serde_json::to_string_pretty(&report).unwrap_or_default(),
-    ) {
-        eprintln!("error: {}: {e}", report_path.display());
-    }
-    let gate = trace
-        .gate
-        .as_ref()
-        .map_or("gate not reached".to_owned(), |g| g.gate.clone());
+    let trace = composition.outcome.trace();
+    let brief_text = args.brief.as_deref().unwrap_or_default();
+    let Written {
+        released,
+        diagnostics,
+        write_errors,
+        spec_path,
+        gate,
+    } = write_outputs(
+        &args.out,
+        &composition,
+        &spec,
+        brief.as_ref().map(|b| (brief_text, b)),
+        args.seed,
+    );
     if released {
         println!(
             "released ({gate}): {} bars, {} voices → {}",
@@ -209,20 +134,7 @@ pub fn run(args: Args) -> Exit {
     }
 }
 
-fn write_trace(
-    dir: &Path,
-    outcome: &Outcome<cantus_twelve_tone::TwelveTone>,
-) -> Result<PathBuf, String> {
-    let path = dir.join("trace.jsonl");
-    let file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
-    outcome
-        .trace()
-        .write_jsonl(std::io::BufWriter::new(file), true)
-        .map_err(|e| e.to_string())?;
-    Ok(path)
-}
-
-fn progress_bar() -> Option<indicatif::ProgressBar> {
+pub fn progress_bar() -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return None;

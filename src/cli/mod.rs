@@ -4,9 +4,11 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bank;
 mod compose;
 mod convert;
 mod example;
+mod outputs;
 mod rows;
 mod summary;
 mod verify;
@@ -23,6 +25,8 @@ struct Cli {
 enum Command {
     /// Write a twelve-tone piece from a brief or a spec file (no network; embedded proposer).
     Compose(compose::Args),
+    /// Compose every brief of a bank file (resumable; a progress bar on a terminal).
+    Bank(bank::Args),
     /// Judge any piece by the twelve-tone release gate.
     Verify(verify::Args),
     /// Convert a score between the text grammar, MIDI, MusicXML and LilyPond.
@@ -75,6 +79,7 @@ pub fn main() -> ExitCode {
     let exit = match cli.command {
         Command::Compose(args) => compose::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Bank(args) => bank::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Example(args) => example::run(args),

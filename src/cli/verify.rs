@@ -113,7 +113,10 @@ pub fn run(args: Args) -> Exit {
             println!("  {v}");
         }
         for (k, v) in &report.facts {
-            println!("  {k}: {v}");
+            match v {
+                serde_json::Value::String(s) => println!("  {k}: {s}"),
+                other => println!("  {k}: {other}"),
+            }
         }
     }
     if report.passed {
