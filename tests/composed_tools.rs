@@ -1,5 +1,6 @@
-//! Musicians' tools on the pieces `cantus compose` releases: music21 reads them — as MusicXML and as MIDI — and
-//! finds the same pitches, onsets and durations as our score model.
+//! Musicians' tools on the pieces `cantus compose` releases: music21 reads them (as
+//! MusicXML and as MIDI) and finds the same pitches, onsets and durations as our score
+//! model, and LilyPond engraves them cleanly.
 //!
 //! Uses `scripts/music21_check.py` with the venv Python at `$CANTUS_VENV` (default
 //! `.venv-tools`), installed by `scripts/install-music-tools.sh`. Without it the test
