@@ -21,6 +21,7 @@ mod serial;
 mod vertical;
 
 pub use serial::{NoOctaveDoubling, NoPrematureRepetition, RowConsistency, ScheduleLockstep};
+pub(crate) use vertical::peak_sounding;
 pub use vertical::{InRegister, LimitedCrossing, NoCollision, TextureBounds};
 
 use crate::domain::TwelveTone;

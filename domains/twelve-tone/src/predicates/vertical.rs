@@ -3,7 +3,7 @@
 use super::pc_names;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
-use crate::state::CrossingTally;
+use crate::state::{CrossingTally, ToneState};
 use cantus_framework::{CheckContext, Domain, Predicate, Violation};
 use cantus_music::{Time, time_text};
 
@@ -89,7 +89,7 @@ impl Predicate<TwelveTone> for TextureBounds {
                 ),
             ));
         }
-        let peak = peak_sounding(ctx, e);
+        let peak = peak_sounding(ctx.state, e);
         if peak > usize::from(limits.max_sounding) {
             out.push(Violation::hard(
                 self.id(),
@@ -103,34 +103,31 @@ impl Predicate<TwelveTone> for TextureBounds {
     }
 }
 
-/// The most distinct pitches sounding at one instant during `e`, counting `e`.
-fn peak_sounding(ctx: CheckContext<'_, TwelveTone>, e: &ToneEvent) -> usize {
-    let others: Vec<&ToneEvent> = ctx
-        .state
+/// The most distinct pitches sounding at one instant during `e`, counting `e`
+/// (shared with the embedded proposer's cost model, so both count alike).
+pub(crate) fn peak_sounding(state: &ToneState, e: &ToneEvent) -> usize {
+    let others: Vec<&ToneEvent> = state
         .voices
         .iter()
         .enumerate()
         .filter(|(u, _)| *u != e.voice)
         .flat_map(|(_, l)| l.overlapping(e.onset, e.end()))
         .collect();
-    if others.is_empty() {
-        return e.pitches.len();
-    }
-    let mut cuts: Vec<Time> = vec![e.onset];
-    for o in &others {
-        if o.onset > e.onset {
-            cuts.push(o.onset);
-        }
-    }
-    let mut peak = 0;
-    for t in cuts {
-        let mut mask: u128 = e.pitches.iter().fold(0, |m, &p| m | 1 << (p & 127));
-        for o in others.iter().filter(|o| o.onset <= t && t < o.end()) {
-            mask = o.pitches.iter().fold(mask, |m, &p| m | 1 << (p & 127));
-        }
-        peak = peak.max(mask.count_ones() as usize);
-    }
-    peak
+    let mine: u128 = e.pitches.iter().fold(0, |m, &p| m | 1 << (p & 127));
+    // The count can only rise at the candidate's onset or at another note's onset.
+    let cuts =
+        std::iter::once(e.onset).chain(others.iter().map(|o| o.onset).filter(|&t| t > e.onset));
+    cuts.map(|t| {
+        others
+            .iter()
+            .filter(|o| o.onset <= t && t < o.end())
+            .fold(mine, |m, o| {
+                o.pitches.iter().fold(m, |m, &p| m | 1 << (p & 127))
+            })
+            .count_ones() as usize
+    })
+    .max()
+    .unwrap_or(0)
 }
 
 /// `TT-REGISTER`: every pitch inside the voice's register.

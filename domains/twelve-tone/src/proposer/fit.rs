@@ -49,7 +49,7 @@ impl Scorer<'_> {
         if e.pitches.len() > usize::from(limits.max_chord) {
             cost += CROWDED;
         }
-        if self.peak_sounding(e) > usize::from(limits.max_sounding) {
+        if crate::predicates::peak_sounding(self.state, e) > usize::from(limits.max_sounding) {
             cost += CROWDED;
         }
         let add = CrossingTally::contribution(&self.state.voices, e.voice, e);
@@ -75,31 +75,5 @@ impl Scorer<'_> {
             }
             _ => 0,
         }
-    }
-
-    /// The most distinct pitches sounding at one instant during `e`, counting `e`.
-    fn peak_sounding(&self, e: &ToneEvent) -> usize {
-        let others: Vec<&ToneEvent> = self
-            .state
-            .voices
-            .iter()
-            .enumerate()
-            .filter(|(u, _)| *u != e.voice)
-            .flat_map(|(_, l)| l.overlapping(e.onset, e.end()))
-            .collect();
-        let mine: u128 = e.pitches.iter().fold(0, |m, &p| m | 1 << (p & 127));
-        let cuts =
-            std::iter::once(e.onset).chain(others.iter().map(|o| o.onset).filter(|&t| t > e.onset));
-        cuts.map(|t| {
-            others
-                .iter()
-                .filter(|o| o.onset <= t && t < o.end())
-                .fold(mine, |m, o| {
-                    o.pitches.iter().fold(m, |m, &p| m | 1 << (p & 127))
-                })
-                .count_ones() as usize
-        })
-        .max()
-        .unwrap_or(0)
     }
 }
