@@ -100,9 +100,9 @@ pub fn run(args: Args) -> Exit {
     let failed = entries.iter().filter(|e| e.released == Some(false)).count();
     let errors = entries.len() - released - failed;
     for e in entries.iter().filter(|e| e.released != Some(true)) {
-        println!("line {} seed {}: {}", e.line, e.seed, e.note);
+        say!("line {} seed {}: {}", e.line, e.seed, e.note);
     }
-    println!(
+    say!(
         "{released} of {} released, {failed} explicit failure{}, {errors} could not run → {}",
         entries.len(),
         if failed == 1 { "" } else { "s" },

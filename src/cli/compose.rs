@@ -98,32 +98,32 @@ pub fn run(args: Args) -> Exit {
         args.seed,
     );
     if released {
-        println!(
+        say!(
             "released ({gate}): {} bars, {} voices → {}",
             spec.bars,
             spec.voices.len(),
             args.out.display()
         );
-        println!(
+        say!(
             "check it again with: cantus verify {} --spec {} --seed {}",
             args.out.join("piece.txt").display(),
             spec_path.display(),
             args.seed
         );
     } else {
-        println!(
+        say!(
             "FAILED ({gate}): {} problem{}",
             diagnostics.len(),
             if diagnostics.len() == 1 { "" } else { "s" }
         );
         for d in diagnostics.iter().take(12) {
-            println!("  {d}");
+            say!("  {d}");
         }
         if diagnostics.len() > 12 {
-            println!("  … {} more in report.json", diagnostics.len() - 12);
+            say!("  … {} more in report.json", diagnostics.len() - 12);
         }
     }
-    println!("{}", summary::totals_line(&trace.totals));
+    say!("{}", summary::totals_line(&trace.totals));
     for e in &write_errors {
         eprintln!("error: could not write {e}");
     }

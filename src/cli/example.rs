@@ -59,8 +59,8 @@ pub fn run(args: Args) -> Exit {
     let totals = summary::totals_line(&outcome.trace().totals);
     match outcome {
         Outcome::Released { artefact, .. } => {
-            println!("released: {artefact}");
-            println!("{totals}");
+            say!("released: {artefact}");
+            say!("{totals}");
             Exit::Ok
         }
         Outcome::Failure {
@@ -68,14 +68,14 @@ pub fn run(args: Args) -> Exit {
             artefact,
             ..
         } => {
-            println!(
+            say!(
                 "failed{}",
                 artefact.map(|a| format!(": {a}")).unwrap_or_default()
             );
             for d in &diagnostics {
-                println!("  {d}");
+                say!("  {d}");
             }
-            println!("{totals}");
+            say!("{totals}");
             Exit::Failed
         }
     }

@@ -2,6 +2,15 @@
 //! returns an [`Exit`]; only this module turns it into a process exit code.
 
 use clap::{Parser, Subcommand};
+
+/// `println!` that does not panic when stdout is closed early (`cantus verify … | head`):
+/// output to a closed pipe is dropped, like ripgrep does.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 use std::process::ExitCode;
 
 mod bank;

@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Exit {
     };
     let report = RowsReport::new(&row, name.as_deref(), args.convention);
     if args.json {
-        println!("{}", report.to_json());
+        say!("{}", report.to_json());
     } else {
         print!("{report}");
     }

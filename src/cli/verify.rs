@@ -90,11 +90,11 @@ pub fn run(args: Args) -> Exit {
             "violations": violations,
             "facts": report.facts,
         });
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        say!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else {
         let hard = report.hard().count();
         if report.passed {
-            println!(
+            say!(
                 "PASSED {} ({}): {} events in {} voices",
                 args.file.display(),
                 report.gate,
@@ -102,7 +102,7 @@ pub fn run(args: Args) -> Exit {
                 loaded.score.voices.len()
             );
         } else {
-            println!(
+            say!(
                 "FAILED {} ({}): {hard} violation{}",
                 args.file.display(),
                 report.gate,
@@ -110,12 +110,12 @@ pub fn run(args: Args) -> Exit {
             );
         }
         for v in &report.violations {
-            println!("  {v}");
+            say!("  {v}");
         }
         for (k, v) in &report.facts {
             match v {
-                serde_json::Value::String(s) => println!("  {k}: {s}"),
-                other => println!("  {k}: {other}"),
+                serde_json::Value::String(s) => say!("  {k}: {s}"),
+                other => say!("  {k}: {other}"),
             }
         }
     }
