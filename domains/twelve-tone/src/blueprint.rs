@@ -2,6 +2,8 @@
 //! in every section — the stored schedule the strict gate holds a piece to.
 //!
 //! Each voice states exactly one row form per section, starting within the section.
+//! Sections are `section_bars` long; a last section shorter than half of that is
+//! merged into the one before it.
 //! Forms are chosen so the texture is serial in more than name: voice 0 opens with the
 //! row as given and moves through P, RI, I and R forms by a seeded walk of
 //! transpositions; voice 1, where the row allows it, takes a form hexachordally
@@ -157,7 +159,13 @@ impl Blueprint {
         let voice_names: std::sync::Arc<[String]> =
             working.iter().map(|v| v.name.clone()).collect();
         while first_bar <= spec.bars {
-            let bars = spec.section_bars.min(spec.bars - first_bar + 1);
+            let mut bars = spec.section_bars.min(spec.bars - first_bar + 1);
+            // A remainder shorter than half a section would have to cram a whole row
+            // statement per voice into a bar or two: it joins this section instead.
+            let rest = spec.bars + 1 - (first_bar + bars);
+            if rest > 0 && rest * 2 < spec.section_bars {
+                bars += rest;
+            }
             let start = bar * Time::from_integer(i64::from(first_bar - 1));
             let end = start + bar * Time::from_integer(i64::from(bars));
             let index = sections.len();

@@ -51,6 +51,7 @@
 //! | fast, quick, allegro, lively | 132 | 108–200 |
 //! | very fast, presto, vivace, vivo | 168 | 140–300 |
 
+use cantus_music::Meter;
 use num_rational::Ratio;
 
 use super::VoiceSpec;
@@ -127,9 +128,20 @@ pub fn default_max_sounding(voices: usize) -> u8 {
     u8::try_from(voices.saturating_add(2).min(12)).unwrap_or(12)
 }
 
-/// Default section length: [`DEFAULT_SECTION_BARS`], or the whole piece if shorter.
-pub fn default_section_bars(bars: u32) -> u32 {
-    DEFAULT_SECTION_BARS.min(bars.max(1))
+/// Quarter notes a default section holds at least: room for a row statement of
+/// twelve notes at about one beat each.
+pub const MIN_SECTION_QUARTERS: i64 = 12;
+
+/// Default section length: [`DEFAULT_SECTION_BARS`], lengthened in short meters until
+/// a section holds [`MIN_SECTION_QUARTERS`] quarter notes (2/4 → 6 bars, 3/8 → 8),
+/// and never longer than the piece.
+pub fn default_section_bars(bars: u32, meter: Meter) -> u32 {
+    let bar = meter.bar_length();
+    let needed = (num_rational::Ratio::from_integer(MIN_SECTION_QUARTERS) / bar)
+        .ceil()
+        .to_integer();
+    let needed = u32::try_from(needed).unwrap_or(DEFAULT_SECTION_BARS);
+    DEFAULT_SECTION_BARS.max(needed).min(bars.max(1))
 }
 
 /// A tempo word of a brief: what it stands for and which tempos agree with it.

@@ -61,8 +61,10 @@ pub struct Spec {
     /// TOML (`"10%"`, `"0.1"` and a plain float are read too). Default 1/10.
     #[serde(serialize_with = "text::serialize_fraction")]
     pub max_crossing: Ratio<i64>,
-    /// Bars per section for planning and replanning, 1..=`bars`. Default 4 (or `bars`
-    /// if the piece is shorter).
+    /// Bars per section for planning and replanning, 1..=`bars`. Default 4, more in
+    /// short meters so a section holds at least 12 quarter notes (2/4 → 6, 3/8 → 8),
+    /// at most `bars` ([`defaults::default_section_bars`]). A last section shorter
+    /// than half of this is merged into the one before it.
     pub section_bars: u32,
     /// Which twelve-tone row the piece is built on. Default: [`RowChoice::Default`].
     pub row: RowChoice,
@@ -268,16 +270,17 @@ impl From<SpecFile> for Spec {
             .voices
             .unwrap_or_else(|| defaults::default_voices(defaults::DEFAULT_VOICE_COUNT));
         let texture = file.texture.unwrap_or_default();
+        let meter = file.meter.unwrap_or_default();
         Spec {
             title: file.title,
             bars,
-            meter: file.meter.unwrap_or_default(),
+            meter,
             tempo: file.tempo.unwrap_or(defaults::DEFAULT_TEMPO),
             convention: file.convention.unwrap_or_default(),
             max_crossing: file.max_crossing.unwrap_or(defaults::DEFAULT_MAX_CROSSING),
             section_bars: file
                 .section_bars
-                .unwrap_or_else(|| defaults::default_section_bars(bars)),
+                .unwrap_or_else(|| defaults::default_section_bars(bars, meter)),
             row: file.row.unwrap_or(RowChoice::Default),
             texture: Texture {
                 max_chord: texture.max_chord.unwrap_or(defaults::DEFAULT_MAX_CHORD),

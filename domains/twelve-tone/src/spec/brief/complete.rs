@@ -198,7 +198,7 @@ impl Draft {
         );
         let section_bars = self.section_bars.as_ref().map_or_else(
             || {
-                let b = defaults::default_section_bars(bars);
+                let b = defaults::default_section_bars(bars, meter);
                 applied.push(format!(
                     "sections: {} (default)",
                     plural(u64::from(b), "bar", "bars")
