@@ -26,4 +26,7 @@ if ! ./scripts/install-music-tools.sh; then
     fi
     echo "music tools not installed: LilyPond and music21 checks will say SKIPPED"
 fi
+# Property tests run with one fixed seed so a run is reproducible; set
+# PROPTEST_RNG_SEED to explore others (a failure prints its minimal input).
+export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261130}"
 cargo test --workspace --no-fail-fast "$@"

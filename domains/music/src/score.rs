@@ -263,7 +263,7 @@ impl Event {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Voice {
     pub name: String,
-    /// Events sorted by onset (ties broken by duration, then lowest pitch).
+    /// Events sorted by onset (ties broken by duration, pitches, tag: [`Voice::sort`]).
     pub events: Vec<Event>,
 }
 
@@ -275,18 +275,21 @@ impl Voice {
         }
     }
 
-    /// Restores the sort order of `events`.
+    /// Restores the canonical order of `events`: by onset, then duration, then the
+    /// pitches (MIDI numbers, compared in order), then the tag. The order is total,
+    /// so writers that walk a sorted voice produce the same output for equal voices.
     pub fn sort(&mut self) {
         self.events.sort_by(|a, b| {
             a.onset
                 .cmp(&b.onset)
                 .then(a.duration.cmp(&b.duration))
-                .then(
+                .then_with(|| {
                     a.pitches
-                        .first()
+                        .iter()
                         .map(|p| p.midi)
-                        .cmp(&b.pitches.first().map(|p| p.midi)),
-                )
+                        .cmp(b.pitches.iter().map(|p| p.midi))
+                })
+                .then_with(|| a.tag.cmp(&b.tag))
         });
     }
 }
