@@ -2,10 +2,10 @@
 //! proposer under the strict gate is released — or fails explicitly, saying why —
 //! and every released piece passes `cantus verify` in every output format.
 
+mod common;
+
 use cantus_framework::Outcome;
 use cantus_music::format::{Format, read_path, render};
-use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{budget, compose};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::spec::compile_brief;
 use std::path::PathBuf;
@@ -49,23 +49,10 @@ fn the_bank_sweeps_lengths_and_voice_counts() {
 
 #[test]
 fn every_brief_is_released_or_fails_explicitly_and_released_pieces_verify_in_every_format() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
     let mut released = 0;
     let mut failures = Vec::new();
     for (i, brief) in briefs().iter().enumerate() {
-        let spec = compile_brief(brief).unwrap().spec;
-        let composition = runtime
-            .block_on(compose(
-                &spec,
-                0,
-                GateMode::Strict,
-                &EmbeddedProposer,
-                budget(),
-                None,
-            ))
-            .unwrap_or_else(|e| panic!("{brief:?} cannot be planned: {e}"));
+        let composition = common::compose_brief(brief, 0);
         match &composition.outcome {
             Outcome::Released { artefact, trace } => {
                 released += 1;

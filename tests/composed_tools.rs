@@ -8,12 +8,9 @@
 //! (The format-level checks on random scores live in
 //! `domains/music/tests/music21_agreement.rs`; this one checks real compositions.)
 
-use cantus_framework::Outcome;
+mod common;
+
 use cantus_music::{Score, Time, midi, musicxml};
-use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{budget, compose};
-use cantus_twelve_tone::gate::GateMode;
-use cantus_twelve_tone::spec::compile_brief;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -95,24 +92,8 @@ fn music21_reads_composed_pieces_as_we_wrote_them() {
     };
     let dir = std::env::temp_dir().join(format!("cantus-m21-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
     for (i, brief) in BRIEFS.iter().enumerate() {
-        let spec = compile_brief(brief).unwrap().spec;
-        let c = runtime
-            .block_on(compose(
-                &spec,
-                1,
-                GateMode::Strict,
-                &EmbeddedProposer,
-                budget(),
-                None,
-            ))
-            .unwrap();
-        let Outcome::Released { artefact, .. } = &c.outcome else {
-            panic!("{brief} is released");
-        };
+        let artefact = &common::released(brief, 1);
         let expected = dir.join(format!("{i}.json"));
         std::fs::write(&expected, expected_json(artefact)).unwrap();
         let xml = dir.join(format!("{i}.musicxml"));
@@ -144,24 +125,8 @@ fn lilypond_engraves_composed_pieces_cleanly() {
     }
     let dir = std::env::temp_dir().join(format!("cantus-ly-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
     for (i, brief) in BRIEFS.iter().enumerate() {
-        let spec = compile_brief(brief).unwrap().spec;
-        let c = runtime
-            .block_on(compose(
-                &spec,
-                2,
-                GateMode::Strict,
-                &EmbeddedProposer,
-                budget(),
-                None,
-            ))
-            .unwrap();
-        let Outcome::Released { artefact, .. } = &c.outcome else {
-            panic!("{brief} is released");
-        };
+        let artefact = &common::released(brief, 2);
         let ly = dir.join(format!("{i}.ly"));
         std::fs::write(&ly, cantus_music::lilypond::write(artefact).unwrap()).unwrap();
         let out = Command::new("lilypond")
