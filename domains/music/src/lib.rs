@@ -1,6 +1,6 @@
 //! `cantus-music`: the exact score model and the formats musicians and models read.
 //!
-//! * [`format`]: read and write by file extension.
+//! * [`format`](mod@format): read and write by file extension.
 //! * [`score`]: voices, events, exact rational time, exact overlap queries.
 //! * [`grammar`]: the onset-slot text grammar (Libretto's LLM-facing notation), strict by default.
 //! * [`midi`]: Standard MIDI File format 1, one track per voice.

@@ -1,6 +1,6 @@
 //! The online hard predicates of the twelve-tone domain.
 //!
-//! Each checks one candidate [`ToneEvent`] against the accepted material and the
+//! Each checks one candidate [`ToneEvent`](crate::ToneEvent) against the accepted material and the
 //! voice's row cursor, and reports every violation it finds. The release gate
 //! (`crate::gate`) enforces the same rules on a finished score by its own means,
 //! without the cursors and without trusting tags; these predicates exist so the

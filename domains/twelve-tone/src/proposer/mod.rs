@@ -2,16 +2,16 @@
 //!
 //! `cantus compose` needs a proposer that works with no network and no model, gives
 //! the same piece for the same seed, and still writes music worth listening to: a
-//! rhythm palette suited to the meter with rests between phrases ([`rhythm`]),
-//! singable lines in each voice's register ([`register`]), occasional dyads and
-//! chords, canons derived from their leaders ([`canon`]). Voices are planned
-//! independently ([`section`]), so they do collide and the repair ladder has real
+//! rhythm palette suited to the meter with rests between phrases (`rhythm`),
+//! singable lines in each voice's register (`register`), occasional dyads and
+//! chords, canons derived from their leaders (`canon`). Voices are planned
+//! independently (`section`), so they do collide and the repair ladder has real
 //! work; when the ladder asks for a patch or a segment rewrite, the answer is chosen
-//! against the accepted material ([`patch`], scored by [`fit`]).
+//! against the accepted material (`patch`, scored by `fit`).
 //!
 //! All randomness comes from the request's seed mixed with the section, the attempt,
 //! the kind of request and the voice; nothing depends on the clock or on hashing
-//! order. All time is exact (integer ticks of 1/48 quarter, [`grid`]).
+//! order. All time is exact (integer ticks of 1/48 quarter, `grid`).
 
 mod canon;
 mod fit;

@@ -27,7 +27,7 @@
 //! # Matrix
 //!
 //! [`Row::matrix`] is music21's `matrix()`: `matrix[r][c] = (pcs[c] − pcs[r]) mod 12`.
-//! Its top row is P0, row r is P(matrix[r][0]), column c read down is I(matrix[0][c]);
+//! Its top row is P0, row r is P(`matrix[r][0]`), column c read down is I(`matrix[0][c]`);
 //! rows read right to left are R forms, columns read upwards are RI forms (zero-centred).
 
 mod error;
