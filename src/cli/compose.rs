@@ -6,7 +6,7 @@ use cantus_framework::Progress;
 use cantus_twelve_tone::EmbeddedProposer;
 use cantus_twelve_tone::compose::{budget, compose};
 use cantus_twelve_tone::gate::GateMode;
-use cantus_twelve_tone::spec::{CompiledBrief, Spec, compile_brief};
+use cantus_twelve_tone::spec::{CompiledBrief, Repetition, Spec, compile_brief};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -46,6 +46,12 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(e) => return bad_input(e),
     };
+    if matches!(spec.repetition, Repetition::Tremolo { .. }) && args.gate == GateMode::Strict {
+        eprintln!(
+            "note: the strict gate never allows an immediate repetition; the spec's tremolo \
+             allowance applies only with --gate relaxed"
+        );
+    }
     if let Some(b) = &brief {
         for d in &b.defaults_applied {
             eprintln!("default  {d}");
