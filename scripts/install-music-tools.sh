@@ -43,7 +43,6 @@ else
         "$PYTHON" -m venv "$VENV"
     fi
     log "installing music21 into $VENV"
-    "$VENV/bin/python" -m pip install --quiet --upgrade pip
     "$VENV/bin/python" -m pip install --quiet music21==10.5.1
     log "music21 $("$VENV/bin/python" -c 'import music21; print(music21.__version__)') ready in $VENV"
 fi
