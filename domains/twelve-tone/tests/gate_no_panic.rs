@@ -39,7 +39,7 @@ fn score() -> impl Strategy<Value = Score> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, mut events)| {
-                    events.sort_by(|a, b| a.onset.cmp(&b.onset));
+                    events.sort_by_key(|e| e.onset);
                     Voice {
                         name: format!("v{i}"),
                         events,
