@@ -81,7 +81,7 @@ impl Domain for TwelveTone {
     fn accept(&self, state: &mut ToneState, _section: &SectionPlan, event: &ToneEvent) {
         let line = &mut state.voices[event.voice];
         let repeat = line.last().is_some_and(|last| {
-            last.tag == event.tag && line.cursor.position == event.tag.start + event.tag.len
+            last.tag == event.tag && u16::from(line.cursor.position) == event.tag.end()
         });
         if repeat {
             line.tremolos += 1;

@@ -24,6 +24,12 @@ pub struct Tag {
 }
 
 impl Tag {
+    /// One past the last position (`start + len`), without overflow for any tag a
+    /// proposer may send.
+    pub fn end(self) -> u16 {
+        u16::from(self.start) + u16::from(self.len)
+    }
+
     /// The positions as a range.
     pub fn positions(self) -> std::ops::Range<u8> {
         self.start..self.start.saturating_add(self.len)

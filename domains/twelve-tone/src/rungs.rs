@@ -184,7 +184,7 @@ impl RepairRung<TwelveTone> for Retime {
         let lo = prev.map_or(ctx.section.start, |p| {
             (p.onset + step).max(ctx.section.start)
         });
-        let closes_statement = c.tag.start + c.tag.len >= 12;
+        let closes_statement = c.tag.end() >= 12;
         let hi = if closes_statement {
             ctx.section.end
         } else {

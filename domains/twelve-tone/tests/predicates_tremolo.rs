@@ -114,3 +114,24 @@ fn without_an_allowance_an_immediate_repetition_is_refused() {
         "{found:?}"
     );
 }
+
+#[test]
+fn absurd_tags_from_a_proposer_are_violations_not_panics() {
+    let plan = Blueprint::new(&Spec::with_voice_count(2), 0).unwrap();
+    let state = TwelveTone.initial_state(&plan);
+    let form = plan.sections[0].forms[0];
+    for (start, len, voice) in [(250u8, 10u8, 0usize), (11, 255, 1), (0, 0, 0), (3, 2, 9)] {
+        let e = ToneEvent {
+            voice,
+            onset: Time::from_integer(0),
+            duration: Time::from_integer(1),
+            pitches: vec![60, 61],
+            tag: Tag { form, start, len },
+        };
+        let found = ids(&state, &plan, &e);
+        assert!(
+            !found.is_empty(),
+            "tag {start}+{len} in voice {voice} passed"
+        );
+    }
+}

@@ -21,7 +21,7 @@ fn allowed_tremolo(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> bool {
     line.last().is_some_and(|last| {
         last.tag == e.tag
             && last.pc_set() == e.pc_set()
-            && line.cursor.position == e.tag.start + e.tag.len
+            && u16::from(line.cursor.position) == e.tag.end()
             && line.tremolos < allowance
     })
 }
@@ -112,7 +112,7 @@ impl Predicate<TwelveTone> for ScheduleLockstep {
                         at(&ctx, e),
                         format!(
                             "claims position {} but the voice's next position is {}",
-                            e.tag.start + 1,
+                            u16::from(e.tag.start) + 1,
                             line.cursor.position + 1
                         ),
                     ));
@@ -142,7 +142,7 @@ impl Predicate<TwelveTone> for RowConsistency {
             ));
             return;
         }
-        if usize::from(tag.len) != e.pitches.len() || tag.start + tag.len > 12 || tag.len == 0 {
+        if usize::from(tag.len) != e.pitches.len() || tag.end() > 12 || tag.len == 0 {
             out.push(Violation::hard(
                 self.id(),
                 at(&ctx, e),
@@ -155,7 +155,7 @@ impl Predicate<TwelveTone> for RowConsistency {
             return;
         }
         let form = ctx.state.plan.table.pcs(tag.form);
-        let expected = form[usize::from(tag.start)..usize::from(tag.start + tag.len)]
+        let expected = form[usize::from(tag.start)..usize::from(tag.end())]
             .iter()
             .fold(0u16, |m, &pc| m | 1 << pc);
         let got = e.pc_set();
