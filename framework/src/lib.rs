@@ -17,6 +17,92 @@
 //!      ─▶ Domain::finish ─▶ ReleaseGate::judge ─▶ Released { artefact, trace }
 //!                                                  │ Failure { diagnostics, trace }
 //! ```
+//!
+//! # Writing a domain
+//!
+//! A complete, if tiny, domain: strictly rising numbers. One predicate, one rung,
+//! a gate, a proposer that slips once; the engine repairs the slip and releases.
+//! `examples/cycles` is the same in full, with drops, replans and budgets.
+//!
+//! ```
+//! use cantus_framework::*;
+//!
+//! /// Rising sequences of `len` numbers.
+//! struct Rising;
+//!
+//! impl Domain for Rising {
+//!     type Spec = usize;                 // how many numbers
+//!     type Section = usize;              // one section
+//!     type Event = u32;
+//!     type State = Vec<u32>;             // accepted so far
+//!     type Artefact = Vec<u32>;
+//!     type Location = usize;             // position in the sequence
+//!     type Amendment = NoAmendment;
+//!     fn name(&self) -> &str { "rising" }
+//!     fn plan(&self, _: &usize) -> Result<Vec<usize>, PlanError> { Ok(vec![0]) }
+//!     fn initial_state(&self, _: &usize) -> Vec<u32> { Vec::new() }
+//!     fn accept(&self, s: &mut Vec<u32>, _: &usize, e: &u32) { s.push(*e) }
+//!     fn skip(&self, _: &mut Vec<u32>, _: &usize, _: &u32) {}
+//!     fn locate(&self, _: &usize, _: &u32) -> usize { 0 }
+//!     fn summarize(&self, s: &Vec<u32>) -> String { format!("{s:?}") }
+//!     fn amend(&self, _: &mut Vec<u32>, a: &NoAmendment) -> NoAmendment { match *a {} }
+//!     fn finish(&self, _: &usize, s: Vec<u32>) -> Vec<u32> { s }
+//!     fn assemble(&self, _: &usize, events: Vec<u32>) -> Vec<u32> { events }
+//! }
+//!
+//! /// `RISE`: each number exceeds the one before.
+//! struct Rises;
+//! impl Predicate<Rising> for Rises {
+//!     fn id(&self) -> &'static str { "RISE" }
+//!     fn description(&self) -> &'static str { "each number exceeds the one before" }
+//!     fn check(&self, ctx: CheckContext<'_, Rising>, e: &u32, out: &mut Vec<Violation<usize>>) {
+//!         if let Some(&last) = ctx.state.last() && *e <= last {
+//!             out.push(Violation::hard("RISE", ctx.state.len(), format!("{e} after {last}")));
+//!         }
+//!     }
+//! }
+//!
+//! /// `bump`: replace a number that does not rise by the one after the last.
+//! struct Bump;
+//! impl RepairRung<Rising> for Bump {
+//!     fn name(&self) -> &'static str { "bump" }
+//!     fn repair(&self, ctx: CheckContext<'_, Rising>, _: &u32, _: &[Violation<usize>]) -> RungAction<Rising> {
+//!         match ctx.state.last() {
+//!             Some(&last) => RungAction::candidate(last + 1),
+//!             None => RungAction::give_up("nothing to rise from"),
+//!         }
+//!     }
+//! }
+//!
+//! /// The gate sees only the artefact.
+//! struct RisingGate;
+//! impl ReleaseGate<Rising> for RisingGate {
+//!     fn name(&self) -> String { "rising".into() }
+//!     fn judge(&self, a: &Vec<u32>) -> GateReport<usize> {
+//!         let v = a.windows(2).enumerate().filter(|(_, w)| w[1] <= w[0])
+//!             .map(|(i, w)| Violation::hard("RISE", i + 1, format!("{} after {}", w[1], w[0])))
+//!             .collect();
+//!         GateReport::from_violations(self.name(), v)
+//!     }
+//! }
+//!
+//! /// Proposes 1, 2, 2, 4: the second 2 is a slip.
+//! struct Slippy;
+//! #[async_trait]
+//! impl Proposer<Rising> for Slippy {
+//!     fn name(&self) -> &str { "slippy" }
+//!     async fn propose(&self, _: ProposalRequest<'_, Rising>) -> Result<Proposal<u32>, ProposerError> {
+//!         Ok(Proposal::new(vec![1, 2, 2, 4]))
+//!     }
+//! }
+//!
+//! let engine = Engine::new(Rising, Verifier::new().with(Rises), Ladder::new().then(Bump), RisingGate);
+//! let outcome = tokio::runtime::Builder::new_current_thread().build().unwrap()
+//!     .block_on(engine.run(&4, &Slippy, 0));
+//! let Outcome::Released { artefact, trace } = outcome else { panic!("released") };
+//! assert_eq!(artefact, vec![1, 2, 3, 4]);
+//! assert_eq!(trace.totals.repairs_by_rung["bump"], 1);
+//! ```
 #![forbid(unsafe_code)]
 
 mod domain;
