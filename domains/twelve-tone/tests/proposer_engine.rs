@@ -1,40 +1,38 @@
 //! The embedded proposer inside the real engine: the domain's predicates and repair
 //! ladder settle its section answers, asking it for patches and segment rewrites;
-//! every section ends with every voice's statement complete. (The release gate is
-//! out of scope here: a gate that accepts everything stands in for it.)
+//! every section ends with every voice's statement complete, and the strict release
+//! gate releases the result.
 
-use cantus_framework::{Engine, Entry, GateReport, Outcome, ReleaseGate};
+use cantus_framework::{Engine, Entry, Outcome};
 use cantus_music::Score;
-use cantus_twelve_tone::event::Location;
+use cantus_twelve_tone::compose;
+use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::piece::tagged_events;
 use cantus_twelve_tone::spec::Spec;
-use cantus_twelve_tone::{Blueprint, EmbeddedProposer, TwelveTone, predicates, rungs};
+use cantus_twelve_tone::{Blueprint, EmbeddedProposer, TwelveTone};
+use std::sync::Arc;
 
-/// Accepts every artefact, so these tests judge only the online loop.
-struct AcceptAll;
-
-impl ReleaseGate<TwelveTone> for AcceptAll {
-    fn name(&self) -> String {
-        "accept-all (test)".into()
-    }
-    fn judge(&self, _: &Score) -> GateReport<Location> {
-        GateReport::from_violations("accept-all (test)", Vec::new())
-    }
+/// The engine `cantus compose` runs: the domain's predicates, ladder, budget and
+/// strict release gate.
+fn engine(plan: &Blueprint) -> Engine<TwelveTone> {
+    compose::engine(Arc::new(plan.clone()), GateMode::Strict)
 }
 
-fn engine() -> Engine<TwelveTone> {
-    let budget = cantus_framework::Budget {
-        drop_threshold: 0.0,
-        replans_per_section: 3,
-        ..Default::default()
-    };
-    Engine::new(
-        TwelveTone,
-        predicates::verifier(),
-        rungs::ladder(),
-        AcceptAll,
-    )
-    .with_budget(budget)
+/// Every voice of `artefact` sounds all twelve positions of every planned statement.
+fn assert_statements_complete(artefact: &Score, plan: &Blueprint, voices: usize, context: &str) {
+    let events = tagged_events(artefact);
+    for v in 0..voices {
+        let positions: u32 = events
+            .iter()
+            .filter(|(e, _)| e.voice == v)
+            .map(|(e, _)| u32::from(e.tag.len))
+            .sum();
+        assert_eq!(
+            positions,
+            12 * plan.sections.len() as u32,
+            "{context}: voice {v} left a statement short"
+        );
+    }
 }
 
 #[tokio::test]
@@ -45,7 +43,9 @@ async fn the_ladder_settles_embedded_sections_with_every_statement_complete() {
         let spec = Spec::with_voice_count(voices);
         for seed in 0..5 {
             let plan = Blueprint::new(&spec, seed).expect("plans");
-            let outcome = engine().run(&plan, &EmbeddedProposer::new(), seed).await;
+            let outcome = engine(&plan)
+                .run(&plan, &EmbeddedProposer::new(), seed)
+                .await;
             let trace = outcome.trace();
             let totals = &trace.totals;
             eprintln!(
@@ -74,20 +74,14 @@ async fn the_ladder_settles_embedded_sections_with_every_statement_complete() {
                 .sum::<u64>();
             repaired += totals.repaired;
             let Outcome::Released { artefact, .. } = outcome else {
-                panic!("the accept-all gate refused");
+                panic!("the strict gate refused");
             };
-            for v in 0..voices {
-                let positions: u32 = tagged_events(&artefact)
-                    .iter()
-                    .filter(|(e, _)| e.voice == v)
-                    .map(|(e, _)| u32::from(e.tag.len))
-                    .sum();
-                assert_eq!(
-                    positions,
-                    12 * plan.sections.len() as u32,
-                    "voice {v} left a statement short"
-                );
-            }
+            assert_statements_complete(
+                &artefact,
+                &plan,
+                voices,
+                &format!("{voices} voices, seed {seed}"),
+            );
         }
     }
     assert!(
@@ -105,11 +99,11 @@ async fn a_run_is_reproducible_from_its_seed() {
     let plan = Blueprint::new(&Spec::with_voice_count(3), 9).expect("plans");
     let score = |o: Outcome<TwelveTone>| match o {
         Outcome::Released { artefact, .. } => artefact,
-        Outcome::Failure { .. } => panic!("the accept-all gate refused"),
+        Outcome::Failure { .. } => panic!("the strict gate refused"),
     };
-    let a = score(engine().run(&plan, &EmbeddedProposer::new(), 9).await);
-    let b = score(engine().run(&plan, &EmbeddedProposer::new(), 9).await);
-    let c = score(engine().run(&plan, &EmbeddedProposer::new(), 10).await);
+    let a = score(engine(&plan).run(&plan, &EmbeddedProposer::new(), 9).await);
+    let b = score(engine(&plan).run(&plan, &EmbeddedProposer::new(), 9).await);
+    let c = score(engine(&plan).run(&plan, &EmbeddedProposer::new(), 10).await);
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
@@ -122,7 +116,9 @@ async fn a_canon_trio_completes_every_statement() {
     .expect("the brief compiles");
     for seed in 0..4 {
         let plan = Blueprint::new(&brief.spec, seed).expect("plans");
-        let outcome = engine().run(&plan, &EmbeddedProposer::new(), seed).await;
+        let outcome = engine(&plan)
+            .run(&plan, &EmbeddedProposer::new(), seed)
+            .await;
         let totals = &outcome.trace().totals;
         eprintln!(
             "canon trio seed {seed}: proposed {} repaired {} dropped {} replans {} by rung {:?}",
@@ -133,20 +129,8 @@ async fn a_canon_trio_completes_every_statement() {
             totals.repairs_by_rung
         );
         let Outcome::Released { artefact, .. } = outcome else {
-            panic!("the accept-all gate refused");
+            panic!("the strict gate refused");
         };
-        let events = tagged_events(&artefact);
-        for v in 0..3 {
-            let positions: u32 = events
-                .iter()
-                .filter(|(e, _)| e.voice == v)
-                .map(|(e, _)| u32::from(e.tag.len))
-                .sum();
-            assert_eq!(
-                positions,
-                12 * plan.sections.len() as u32,
-                "seed {seed}: voice {v} left a statement short"
-            );
-        }
+        assert_statements_complete(&artefact, &plan, 3, &format!("seed {seed}"));
     }
 }
