@@ -341,45 +341,32 @@ impl<'a> Sink<'a> {
             fault.message = format!("{}; {lenient_outcome}", fault.message);
             self.warn(at, fault);
         } else {
-            let d = Diagnostic::at(
-                Severity::Error,
-                fault.rule,
-                self.source,
-                at,
-                fault.span,
-                fault.message,
-                fault.help,
-            );
-            self.errors.push(d);
+            self.fatal(at, fault);
         }
     }
 
     /// Records `fault` as a warning in either mode.
     pub(crate) fn warn(&mut self, at: LineRef<'_>, fault: Fault) {
-        let d = Diagnostic::at(
-            Severity::Warning,
-            fault.rule,
-            self.source,
-            at,
-            fault.span,
-            fault.message,
-            fault.help,
-        );
+        let d = self.diagnostic(Severity::Warning, at, fault);
         self.warnings.push(d);
     }
 
     /// Records `fault` as an error in either mode (for what even lenient mode cannot read past).
     pub(crate) fn fatal(&mut self, at: LineRef<'_>, fault: Fault) {
-        let d = Diagnostic::at(
-            Severity::Error,
+        let d = self.diagnostic(Severity::Error, at, fault);
+        self.errors.push(d);
+    }
+
+    fn diagnostic(&self, severity: Severity, at: LineRef<'_>, fault: Fault) -> Diagnostic {
+        Diagnostic::at(
+            severity,
             fault.rule,
             self.source,
             at,
             fault.span,
             fault.message,
             fault.help,
-        );
-        self.errors.push(d);
+        )
     }
 
     /// Whether any error has been recorded.
