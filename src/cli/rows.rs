@@ -1,7 +1,7 @@
 //! `cantus rows ROW|NAME`: the 48 forms, the matrix and the row's properties.
 
 use super::{Exit, bad_input};
-use cantus_twelve_tone::row::{Convention, Row, RowsReport, resolve};
+use cantus_twelve_tone::row::{Convention, RowsReport, row_or_name};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -18,16 +18,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> Exit {
     let text = args.row.join(" ");
-    let (row, name) = match Row::parse(&text) {
-        Ok(row) => (row, None),
-        Err(parse_err) => match resolve(&text) {
-            Ok(h) => (h.row, Some(h.id.to_string())),
-            Err(name_err) => {
-                return bad_input(format!(
-                    "{text:?} is neither a row ({parse_err}) nor a historical row name ({name_err})"
-                ));
-            }
-        },
+    let (row, name) = match row_or_name(&text) {
+        Ok((row, historical)) => (row, historical.map(|h| h.id.to_string())),
+        Err(e) => return bad_input(e),
     };
     let report = RowsReport::new(&row, name.as_deref(), args.convention);
     if args.json {

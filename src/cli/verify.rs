@@ -4,7 +4,7 @@ use super::{Exit, bad_input};
 use cantus_music::format::read_path;
 use cantus_twelve_tone::Blueprint;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::row::{Row, resolve};
+use cantus_twelve_tone::row::row_or_name;
 use cantus_twelve_tone::spec::Spec;
 use serde_json::json;
 use std::path::PathBuf;
@@ -43,12 +43,7 @@ fn gate(args: &Args) -> Result<SerialGate, String> {
         return Ok(SerialGate::for_plan(Arc::new(plan), args.mode));
     }
     if let Some(text) = &args.row {
-        let row = match Row::parse(text) {
-            Ok(r) => r,
-            Err(parse_err) => resolve(text).map(|h| h.row).map_err(|name_err| {
-                format!("--row {text:?}: not a row ({parse_err}) nor a name ({name_err})")
-            })?,
-        };
+        let (row, _) = row_or_name(text).map_err(|e| format!("--row: {e}"))?;
         return Ok(SerialGate::for_row(row, Default::default(), args.mode));
     }
     Ok(SerialGate::inferring(args.mode))

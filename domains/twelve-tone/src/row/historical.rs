@@ -225,6 +225,20 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
+/// A row given as pitch classes or note names ([`Row::parse`]), or else by historical
+/// name ([`resolve`]); the historical entry too when it was a name. When both fail,
+/// the message gives both reasons.
+pub fn row_or_name(text: &str) -> Result<(Row, Option<&'static HistoricalRow>), String> {
+    match Row::parse(text) {
+        Ok(row) => Ok((row, None)),
+        Err(parse_err) => resolve(text).map(|h| (h.row, Some(h))).map_err(|name_err| {
+            format!(
+                "{text:?} is neither a row ({parse_err}) nor a historical row name ({name_err})"
+            )
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,7 +44,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use error::RowError;
 pub use form::{Convention, ConventionParseError, FormKind, FormParseError, RowForm};
-pub use historical::{HistoricalRow, historical_rows, resolve};
+pub use historical::{HistoricalRow, historical_rows, resolve, row_or_name};
 pub use report::{OrderedForms, RowsReport};
 pub use table::FormTable;
 
