@@ -76,10 +76,6 @@ impl<L> From<Violation<L>> for Diagnostic<L> {
 impl<L> Diagnostic<L> {
     /// A diagnostic that names no predicate (budget, proposer or plan problems).
     pub fn engine_msg(reason: impl Into<String>) -> Self {
-        Self::engine(reason)
-    }
-
-    fn engine(reason: impl Into<String>) -> Self {
         Diagnostic {
             predicate: None,
             location: None,
@@ -201,7 +197,7 @@ impl<D: Domain> Engine<D> {
         let mut run = RunCtx::new(self, proposer, seed, "ladder");
         let plan = match self.domain.plan(spec) {
             Ok(plan) => plan,
-            Err(e) => return run.fail(vec![Diagnostic::engine(e.to_string())], None),
+            Err(e) => return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None),
         };
         let mut state = self.domain.initial_state(spec);
         for index in 0..plan.len() {
@@ -251,16 +247,15 @@ impl<D: Domain> Engine<D> {
                 )
                 .await?;
             let mut filled = settle::SectionFill::new(self, run, spec, plan, index, replan);
-            filled.run(state, call.events, call.call).await?;
-            let proposed = filled.proposed;
-            let filled_dropped = filled.dropped;
-            let too_many = proposed > 0
-                && filled.dropped as f64 / proposed as f64 > self.budget.drop_threshold;
+            filled.run(state, call.events, call.call).await;
+            let (proposed, dropped) = (filled.proposed, filled.dropped);
+            let too_many =
+                proposed > 0 && dropped as f64 / proposed as f64 > self.budget.drop_threshold;
             let replanning = too_many && replan < self.budget.replans_per_section;
             let next_feedback = filled.feedback();
             filled.record(call.call, &feedback, replanning);
             if !replanning {
-                if filled_dropped > 0 {
+                if dropped > 0 {
                     // Kept with drops: say why, so a failing gate's report is read
                     // with its cause.
                     let why = if too_many {
@@ -271,7 +266,7 @@ impl<D: Domain> Engine<D> {
                     } else {
                         "below the replan threshold".to_owned()
                     };
-                    run.exhausted.push(format!(
+                    run.kept_with_drops.push(format!(
                         "section {} kept with dropped events {why}: {}",
                         index + 1,
                         next_feedback.join("; ")
@@ -301,8 +296,8 @@ pub(crate) struct RunCtx<'e, D: Domain> {
     pub(crate) budget: &'e Budget,
     pub(crate) entries: Vec<Entry<D::Event, D::Location, D::Amendment>>,
     pub(crate) totals: Totals,
-    /// Sections kept with drops after the replan budget ran out.
-    pub(crate) exhausted: Vec<String>,
+    /// Sections kept with dropped events, and why (reported when the gate fails).
+    pub(crate) kept_with_drops: Vec<String>,
     header: RunHeader,
 }
 
@@ -340,7 +335,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
             budget: &engine.budget,
             entries: Vec::new(),
             totals: Totals::default(),
-            exhausted: Vec::new(),
+            kept_with_drops: Vec::new(),
             header,
         }
     }
@@ -375,7 +370,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         attempt: u32,
     ) -> Result<Called<D::Event>, Diagnostic<D::Location>> {
         if let Some(reason) = self.call_refusal() {
-            return Err(Diagnostic::engine(format!(
+            return Err(Diagnostic::engine_msg(format!(
                 "{reason} before a {} request{}",
                 kind.label(),
                 section_index
@@ -413,7 +408,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         }));
         match error {
             None => Ok(Called { call, events }),
-            Some(e) => Err(Diagnostic::engine(format!(
+            Some(e) => Err(Diagnostic::engine_msg(format!(
                 "proposer `{}` failed on a {label} request: {e}",
                 self.proposer.name()
             ))),
@@ -462,9 +457,13 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         } else {
             let mut diagnostics: Vec<Diagnostic<D::Location>> =
                 report.hard().cloned().map(Diagnostic::from).collect();
-            diagnostics.extend(self.exhausted.iter().map(|e| Diagnostic::engine(e.clone())));
+            diagnostics.extend(
+                self.kept_with_drops
+                    .iter()
+                    .map(|e| Diagnostic::engine_msg(e.clone())),
+            );
             if diagnostics.is_empty() {
-                diagnostics.push(Diagnostic::engine(format!(
+                diagnostics.push(Diagnostic::engine_msg(format!(
                     "gate `{}` refused the artefact",
                     report.gate
                 )));

@@ -14,8 +14,6 @@ use crate::repair::{PatchScope, RungAction};
 use crate::trace::{Certificate, Entry, SectionRecord, Status, Step};
 use std::collections::VecDeque;
 
-use super::Diagnostic;
-
 type Cert<D> = Certificate<<D as Domain>::Event, <D as Domain>::Location, <D as Domain>::Amendment>;
 type StepOf<D> = Step<<D as Domain>::Event, <D as Domain>::Location, <D as Domain>::Amendment>;
 
@@ -74,12 +72,7 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
 
     /// Settles every proposed event in order (a segment rewrite may replace the
     /// events still pending).
-    pub(super) async fn run(
-        &mut self,
-        state: &mut D::State,
-        events: Vec<D::Event>,
-        call: u64,
-    ) -> Result<(), Diagnostic<D::Location>> {
+    pub(super) async fn run(&mut self, state: &mut D::State, events: Vec<D::Event>, call: u64) {
         let mut pending: VecDeque<(D::Event, u64)> =
             events.into_iter().map(|e| (e, call)).collect();
         while let Some((candidate, call)) = pending.pop_front() {
@@ -91,7 +84,6 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                 .await;
             self.run.entries.push(Entry::Event(cert));
         }
-        Ok(())
     }
 
     async fn settle(
