@@ -25,22 +25,6 @@ pub struct Amendment {
     pub duration: Time,
 }
 
-impl TwelveTone {
-    /// Where `event` sits, for any state.
-    pub fn location(plan: &Blueprint, event: &ToneEvent) -> Location {
-        let bar = (event.onset / plan.meter.bar_length()).floor().to_integer() + 1;
-        Location {
-            bar: u32::try_from(bar.max(1)).unwrap_or(u32::MAX),
-            voice: plan
-                .limits
-                .voices
-                .get(event.voice)
-                .map_or_else(|| format!("voice {}", event.voice + 1), |v| v.name.clone()),
-            onset: event.onset,
-        }
-    }
-}
-
 impl Domain for TwelveTone {
     type Spec = Blueprint;
     type Section = SectionPlan;

@@ -229,7 +229,7 @@ pub(crate) fn ratio_text(n: i128, d: i128) -> String {
 }
 
 /// The 1-based bar holding `onset`, computed without overflow (bars before the
-/// first count as bar 1, as [`crate::TwelveTone::location`] does).
+/// first count as bar 1).
 pub(crate) fn bar_of(onset: Time, bar: Time) -> u32 {
     let (Ok((n, d)), Ok((bn, bd))) = (parts(onset), parts(bar)) else {
         return 1;
