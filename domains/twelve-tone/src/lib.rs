@@ -6,6 +6,10 @@
 //! * [`event`], [`state`], [`domain`]: the domain's events, online state and `Domain` impl.
 //! * [`piece`]: between events and the shared score model.
 //! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
+//! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
+//! * [`proposer`]: the embedded, seeded, network-free proposer.
+//! * [`compose`]: spec → blueprint → engine → outcome, the main job.
+//! * [`synth`]: synthetic valid pieces and mutations, for tests and benchmarks.
 #![forbid(unsafe_code)]
 
 pub mod blueprint;
