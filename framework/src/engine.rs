@@ -392,9 +392,13 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         };
         let result = self.proposer.propose(request).await;
         let call = self.totals.proposer_calls + 1;
-        let (events, cost, error) = match result {
-            Ok(Proposal { events, cost }) => (events, cost, None),
-            Err(e) => (Vec::new(), Default::default(), Some(e)),
+        let (events, cost, exchange, error) = match result {
+            Ok(Proposal {
+                events,
+                cost,
+                exchange,
+            }) => (events, cost, exchange, None),
+            Err(e) => (Vec::new(), Default::default(), None, Some(e)),
         };
         self.totals.add_cost(cost);
         self.entries.push(Entry::Call(CallRecord {
@@ -405,6 +409,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
             events: events.len(),
             cost,
             error: error.as_ref().map(ProposerError::to_string),
+            model: exchange,
         }));
         match error {
             None => Ok(Called { call, events }),

@@ -108,6 +108,7 @@
 mod domain;
 mod engine;
 mod gate;
+pub mod model;
 mod predicate;
 mod proposer;
 mod repair;
@@ -117,6 +118,10 @@ mod trace;
 pub use domain::{Domain, NoAmendment, PlanError};
 pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
 pub use gate::{GateReport, ReleaseGate};
+pub use model::{
+    Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange, ModelReply,
+    ModelRequest, PluginInfo, Role, Sampling, Usage,
+};
 pub use predicate::{CheckContext, Predicate, Severity, Verdict, Verifier, Violation};
 pub use proposer::{Cost, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};

@@ -7,6 +7,7 @@
 //! a whole artefact — with the state it must fit and what went wrong last time.
 
 use crate::domain::Domain;
+use crate::model::ModelExchange;
 use crate::predicate::Violation;
 use async_trait::async_trait;
 use serde::Serialize;
@@ -83,6 +84,8 @@ pub struct Cost {
 pub struct Proposal<E> {
     pub events: Vec<E>,
     pub cost: Cost,
+    /// The model exchange behind this answer, for model-backed proposers.
+    pub exchange: Option<ModelExchange>,
 }
 
 impl<E> Proposal<E> {
@@ -91,6 +94,7 @@ impl<E> Proposal<E> {
         Proposal {
             events,
             cost: Cost::default(),
+            exchange: None,
         }
     }
 }

@@ -48,6 +48,10 @@ pub struct CallRecord {
     pub cost: Cost,
     /// The error, when the call failed.
     pub error: Option<String>,
+    /// The model exchange, for model-backed proposers: usage, stop reason, latency,
+    /// retries and what became of a decoding constraint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::model::ModelExchange>,
 }
 
 /// Final status of one candidate.

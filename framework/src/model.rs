@@ -1,0 +1,253 @@
+//! Language models as the framework sees them: messages in, text out.
+//!
+//! A domain's LLM proposer turns a [`crate::ProposalRequest`] into a [`ModelRequest`]
+//! (prompt, optional decoding [`Constraint`], structured `context`) and reads the
+//! [`ModelReply`] text back into events. Backends — OpenAI-compatible servers,
+//! Anthropic, Ollama, a cassette, a dynamic or subprocess plugin — implement
+//! [`ModelBackend`] and live outside the framework (`plugins/`), so neither the
+//! framework nor any domain depends on HTTP. The exchange is recorded in the trace as a
+//! [`ModelExchange`]: usage, stop reason, latency, retries and what became of the
+//! constraint. Nothing here may carry a secret: backends read keys from the
+//! environment and keep them out of every message, reply and error.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Message {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Message {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
+/// A restriction on what the model may emit, generated from the domain (constrained
+/// decoding). Servers that do not support a kind skip it, sometimes silently; the
+/// verifier stays the judge either way.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Constraint {
+    /// A GBNF grammar (llama.cpp's `grammar` field).
+    Gbnf(String),
+    /// A JSON schema (`response_format: json_schema`).
+    JsonSchema(serde_json::Value),
+}
+
+impl Constraint {
+    /// `gbnf` or `json_schema`, for traces.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Constraint::Gbnf(_) => "gbnf",
+            Constraint::JsonSchema(_) => "json_schema",
+        }
+    }
+}
+
+/// Sampling settings a request may override; `None` means "the backend's configured value".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: Option<f64>,
+    pub seed: Option<u64>,
+    pub max_tokens: Option<u32>,
+}
+
+/// One request to a model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelRequest {
+    pub messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<Constraint>,
+    #[serde(default)]
+    pub sampling: Sampling,
+    /// Structured data about the request (domain, request kind, section, allowed
+    /// symbols …) for symbolic plugins that would rather not parse the prompt. HTTP
+    /// backends do not send it.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub context: serde_json::Value,
+}
+
+impl ModelRequest {
+    /// A request with these messages and nothing else set.
+    pub fn new(messages: Vec<Message>) -> Self {
+        ModelRequest {
+            messages,
+            constraint: None,
+            sampling: Sampling::default(),
+            context: serde_json::Value::Null,
+        }
+    }
+}
+
+/// What became of a request's constraint at the backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConstraintUse {
+    /// The request had none.
+    #[default]
+    NotRequested,
+    /// Sent to the server in the field it documents (it may still ignore it).
+    Sent,
+    /// This backend has no way to send this kind; the request went without it.
+    Unsupported,
+}
+
+/// Tokens counted by the server, when it says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+}
+
+/// A model's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelReply {
+    pub text: String,
+    #[serde(default)]
+    pub usage: Usage,
+    /// As the server said it (`stop`, `length`, `end_turn`, `max_tokens` …).
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+    /// The model that answered, as the server named it.
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub constraint: ConstraintUse,
+    /// Attempts beyond the first (retried 429/5xx/connection errors).
+    #[serde(default)]
+    pub retries: u32,
+    /// Wall time of the call, retries included.
+    #[serde(default)]
+    pub latency_ms: u64,
+}
+
+impl ModelReply {
+    /// A reply carrying only text (tests, symbolic plugins).
+    pub fn text(text: impl Into<String>) -> Self {
+        ModelReply {
+            text: text.into(),
+            usage: Usage::default(),
+            stop_reason: None,
+            model: None,
+            constraint: ConstraintUse::NotRequested,
+            retries: 0,
+            latency_ms: 0,
+        }
+    }
+
+    /// `true` when the server stopped because it ran out of tokens: the text is a prefix.
+    pub fn truncated(&self) -> bool {
+        matches!(
+            self.stop_reason.as_deref(),
+            Some("length" | "max_tokens" | "max_output_tokens")
+        )
+    }
+}
+
+/// Why a model call failed. Messages never contain secrets.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "message", rename_all = "snake_case")]
+pub enum ModelError {
+    /// Could not connect, or the connection broke.
+    #[error("connection failed: {0}")]
+    Connection(String),
+    /// No answer within the configured timeout.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The server answered with an HTTP error status.
+    #[error("HTTP {status}: {message}")]
+    Http { status: u16, message: String },
+    /// The server's answer could not be read (malformed JSON, truncated body, no text).
+    #[error("unreadable reply: {0}")]
+    BadReply(String),
+    /// The configuration cannot work (unknown backend kind, missing key variable, bad URL).
+    #[error("configuration: {0}")]
+    Config(String),
+    /// A plugin crashed, hung or broke its protocol.
+    #[error("plugin: {0}")]
+    Plugin(String),
+}
+
+/// Anything that answers chat requests with text.
+#[async_trait]
+pub trait ModelBackend: Send + Sync {
+    /// Short name for traces, e.g. `"openai:smollm2"`; never a key or full URL with credentials.
+    fn name(&self) -> String;
+    /// Answers one request, retrying transient failures within the backend's policy.
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError>;
+}
+
+/// What the trace keeps of one model exchange (attached to a proposer call).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelExchange {
+    /// The backend's [`ModelBackend::name`].
+    pub backend: String,
+    pub model: Option<String>,
+    pub stop_reason: Option<String>,
+    pub latency_ms: u64,
+    pub retries: u32,
+    /// `gbnf` or `json_schema` when the request carried a constraint.
+    pub constraint: Option<String>,
+    pub constraint_use: ConstraintUse,
+    /// Whether the reply conformed to the constraint, as the proposer checked it.
+    pub constraint_honoured: Option<bool>,
+    /// Replies that could not be read and were asked again within budget.
+    pub reasks: u32,
+}
+
+impl ModelExchange {
+    /// The record of `reply` from `backend`, for a request with `constraint`.
+    pub fn of(backend: String, constraint: Option<&Constraint>, reply: &ModelReply) -> Self {
+        ModelExchange {
+            backend,
+            model: reply.model.clone(),
+            stop_reason: reply.stop_reason.clone(),
+            latency_ms: reply.latency_ms,
+            retries: reply.retries,
+            constraint: constraint.map(|c| c.label().to_string()),
+            constraint_use: reply.constraint,
+            constraint_honoured: None,
+            reasks: 0,
+        }
+    }
+}
+
+/// One entry of `cantus plugins`: something registered by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginInfo {
+    /// `backend` or `proposer`.
+    pub kind: String,
+    pub name: String,
+    pub version: String,
+    /// `built-in`, `dynamic: PATH` or `subprocess: COMMAND`.
+    pub origin: String,
+    pub description: String,
+}
