@@ -1,0 +1,215 @@
+//! `cantus.toml`: which model backend to use and how, the harness budgets, the gate mode.
+//!
+//! A user switches backend by editing this file only. Keys are never stored here:
+//! `api_key_env` names an environment variable, read when the backend is built.
+//! Unknown keys are errors naming the key and its line (serde's `deny_unknown_fields`
+//! with toml's spans), because a misspelt `temprature` silently ignored is worse than
+//! a refusal.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The whole file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub backend: BackendConfig,
+    #[serde(default)]
+    pub harness: HarnessConfig,
+    #[serde(default)]
+    pub gate: GateConfig,
+    /// Extra plugins to load and list (`[[plugins]]`), beyond the one `[backend]` may name.
+    #[serde(default)]
+    pub plugins: Vec<PluginConfig>,
+    /// The directory of the file, for resolving relative plugin paths; not a key.
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+/// `[backend]`: one model backend.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendConfig {
+    /// A registered backend kind: `openai`, `anthropic`, `ollama`, `dynamic`, `subprocess`, …
+    pub kind: String,
+    /// e.g. `http://127.0.0.1:8088/v1` (OpenAI-compatible), `https://api.anthropic.com`, `http://127.0.0.1:11434`.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The *name* of the environment variable holding the API key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Seconds allowed to establish a connection.
+    #[serde(default = "defaults::connect_timeout_s")]
+    pub connect_timeout_s: f64,
+    /// Seconds allowed for a whole call (one attempt).
+    #[serde(default = "defaults::timeout_s")]
+    pub timeout_s: f64,
+    /// Retries after the first attempt for 429, 5xx and connection errors.
+    #[serde(default = "defaults::retries")]
+    pub retries: u32,
+    /// Base delay of the exponential backoff, in seconds (a `Retry-After` header wins).
+    #[serde(default = "defaults::backoff_s")]
+    pub backoff_s: f64,
+    /// Calls in flight at once.
+    #[serde(default = "defaults::concurrency")]
+    pub concurrency: u32,
+    /// `dynamic`: the plugin library (relative to the config file's directory).
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// `subprocess`: the command and its arguments.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// `dynamic` / `subprocess`: which of the plugin's entries to use, when it offers several.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl Default for BackendConfig {
+    fn default() -> Self {
+        BackendConfig {
+            kind: "openai".into(),
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            temperature: None,
+            seed: None,
+            max_tokens: None,
+            connect_timeout_s: defaults::connect_timeout_s(),
+            timeout_s: defaults::timeout_s(),
+            retries: defaults::retries(),
+            backoff_s: defaults::backoff_s(),
+            concurrency: defaults::concurrency(),
+            path: None,
+            command: None,
+            name: None,
+        }
+    }
+}
+
+/// `[harness]`: budgets of the propose–verify–repair loop and how the model is asked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessConfig {
+    #[serde(default)]
+    pub attempts_per_event: Option<u32>,
+    #[serde(default)]
+    pub replans_per_section: Option<u32>,
+    #[serde(default)]
+    pub max_proposer_calls: Option<u64>,
+    /// Wall-clock limit of a run, in seconds.
+    #[serde(default)]
+    pub deadline_s: Option<f64>,
+    /// Send a decoding constraint generated from the domain, where the backend supports one.
+    #[serde(default)]
+    pub constrained: bool,
+    /// With `constrained`: send a JSON schema (`response_format`) instead of a GBNF
+    /// grammar, for servers that take no grammar.
+    #[serde(default)]
+    pub json_schema: bool,
+    /// Unreadable replies asked again, per request.
+    #[serde(default = "defaults::reasks")]
+    pub reasks: u32,
+}
+
+impl Default for HarnessConfig {
+    fn default() -> Self {
+        HarnessConfig {
+            attempts_per_event: None,
+            replans_per_section: None,
+            max_proposer_calls: None,
+            deadline_s: None,
+            constrained: false,
+            json_schema: false,
+            reasks: defaults::reasks(),
+        }
+    }
+}
+
+/// `[gate]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {
+    /// `strict` (default) or `relaxed`.
+    #[serde(default = "defaults::gate_mode")]
+    pub mode: String,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            mode: defaults::gate_mode(),
+        }
+    }
+}
+
+/// `[[plugins]]`: a plugin to load (and list in `cantus plugins`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginConfig {
+    /// `dynamic` or `subprocess`.
+    pub kind: String,
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+}
+
+mod defaults {
+    pub fn connect_timeout_s() -> f64 {
+        5.0
+    }
+    pub fn timeout_s() -> f64 {
+        120.0
+    }
+    pub fn retries() -> u32 {
+        3
+    }
+    pub fn backoff_s() -> f64 {
+        0.5
+    }
+    pub fn concurrency() -> u32 {
+        1
+    }
+    pub fn reasks() -> u32 {
+        2
+    }
+    pub fn gate_mode() -> String {
+        "strict".into()
+    }
+}
+
+/// A config file that could not be used; the message names the file, and for TOML
+/// errors the line, column and key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// Parses and validates `text`, naming `origin` (a path) in errors: `origin:line:column:`
+    /// then the problem and the key (an unknown key, a zero timeout, an unknown gate mode,
+    /// a `base_url` that is not an http(s) URL, an `api_key_env` that is not a variable name).
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let config = toml::from_str::<Config>(text)
+            .map_err(|e| crate::validate::parse_error(&e, text, origin))?;
+        crate::validate::check(&config, text, origin)?;
+        Ok(config)
+    }
+
+    /// Reads and parses the file at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        let mut config = Config::from_toml_str(&text, &path.display().to_string())?;
+        config.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(config)
+    }
+}

@@ -1,0 +1,50 @@
+//! Model backends for Cantus: config files, OpenAI-compatible, Anthropic and Ollama
+//! clients, retries, cassettes, and the backend registry.
+//!
+//! A `cantus.toml` ([`Config`]) names a backend `kind`; [`build`] finds its factory in
+//! the registry and builds an `Arc<dyn ModelBackend>`. The three HTTP kinds — `openai`,
+//! `anthropic`, `ollama` — are thin clients over reqwest ([`wire`] and a private transport): explicit
+//! timeouts, retries with backoff that honour `Retry-After` ([`retry`]), a concurrency
+//! limit, lenient reading of replies ([`lenient`]), and keys that never leave the
+//! process ([`secret`]). A [`Cassette`] records or replays every exchange.
+//!
+//! ```
+//! use cantus_backend::{Config, build};
+//!
+//! let config = Config::from_toml_str(
+//!     r#"
+//!     [backend]
+//!     kind = "openai"
+//!     base_url = "http://127.0.0.1:8088/v1"
+//!     model = "smollm2"
+//!     api_key_env = "CANTUS_LOCAL_MODEL_KEY"   # unset: a local server gets no auth
+//!     "#,
+//!     "cantus.toml",
+//! )?;
+//! let backend = build(&config)?; // no connection is made until the first call
+//! assert_eq!(backend.name(), "openai:smollm2");
+//! // backend.complete(&request).await → Result<ModelReply, ModelError>
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod anthropic;
+pub mod cassette;
+pub mod config;
+mod http;
+pub mod lenient;
+pub mod ollama;
+pub mod openai;
+pub mod registry;
+pub mod retry;
+pub mod secret;
+mod validate;
+pub mod wire;
+
+pub use anthropic::AnthropicBackend;
+pub use cassette::Cassette;
+pub use config::{BackendConfig, Config, ConfigError, GateConfig, HarnessConfig, PluginConfig};
+pub use ollama::OllamaBackend;
+pub use openai::OpenAiBackend;
+pub use registry::{BackendFactory, build, factories, infos};
+pub use secret::{ApiKey, leaks, scrub};
+pub use wire::HttpBackend;

@@ -1,0 +1,61 @@
+//! The backend registry: every backend kind registers a factory by name through
+//! `inventory`, so a config file's `kind = "…"` finds it — built-in HTTP clients,
+//! the plugin host's `dynamic` and `subprocess` kinds, or a kind from any crate
+//! linked into the program — and `cantus plugins` can list them all.
+
+use crate::config::{BackendConfig, Config};
+use cantus_framework::{ModelBackend, ModelError, PluginInfo};
+use std::sync::Arc;
+
+/// A factory's constructor: the whole config file and its `[backend]` table in, a backend out.
+pub type BuildFn =
+    fn(config: &Config, backend: &BackendConfig) -> Result<Arc<dyn ModelBackend>, ModelError>;
+
+/// Builds a backend of one kind from its `[backend]` table.
+pub struct BackendFactory {
+    /// The `kind` a config names.
+    pub kind: &'static str,
+    /// The version `cantus plugins` shows.
+    pub version: &'static str,
+    /// One line for `cantus plugins`.
+    pub description: &'static str,
+    /// `config` is the whole file (for its directory and harness settings); `backend` its table.
+    pub build: BuildFn,
+}
+
+inventory::collect!(BackendFactory);
+
+/// Every registered factory, sorted by kind.
+pub fn factories() -> Vec<&'static BackendFactory> {
+    let mut all: Vec<_> = inventory::iter::<BackendFactory>.into_iter().collect();
+    all.sort_by_key(|f| f.kind);
+    all
+}
+
+/// The registered backends as `cantus plugins` lists them.
+pub fn infos() -> Vec<PluginInfo> {
+    factories()
+        .into_iter()
+        .map(|f| PluginInfo {
+            kind: "backend".into(),
+            name: f.kind.into(),
+            version: f.version.into(),
+            origin: "built-in".into(),
+            description: f.description.into(),
+        })
+        .collect()
+}
+
+/// Builds the backend `config.backend` names.
+pub fn build(config: &Config) -> Result<Arc<dyn ModelBackend>, ModelError> {
+    let backend = &config.backend;
+    let Some(factory) = factories().into_iter().find(|f| f.kind == backend.kind) else {
+        let known: Vec<_> = factories().iter().map(|f| f.kind).collect();
+        return Err(ModelError::Config(format!(
+            "unknown backend kind `{}` (registered: {})",
+            backend.kind,
+            known.join(", ")
+        )));
+    };
+    (factory.build)(config, backend)
+}
