@@ -20,6 +20,7 @@ pub mod gate;
 pub mod piece;
 pub mod predicates;
 pub mod proposer;
+pub mod raw;
 pub mod row;
 pub mod rungs;
 pub mod spec;

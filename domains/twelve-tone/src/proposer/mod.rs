@@ -16,6 +16,7 @@
 mod canon;
 mod fit;
 mod grid;
+pub mod llm;
 mod patch;
 mod register;
 mod rhythm;

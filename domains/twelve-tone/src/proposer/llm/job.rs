@@ -1,0 +1,448 @@
+//! What one model request asks for, worked out once from the proposal request and
+//! shared by the prompt, the decoding grammar and the reply reader: the time span
+//! (a section as one block of numbered slots), and for each voice the notes it owes —
+//! the pitch classes of its row form from the cursor on, in order — with the slot
+//! windows each note may use.
+//!
+//! A section is written as ONE block of slots counted from its start (bar 5 of a 4/4
+//! piece in a four-bar section starting at bar 5 is slots 1–16, bar 6 is 17–32 …), so
+//! a voice's whole line is one line of tokens: that keeps the reply simple for a
+//! small model and lets the grammar fix each voice's sequence of pitch classes.
+
+use crate::blueprint::{Blueprint, SectionPlan};
+use crate::event::{Tag, ToneEvent};
+use crate::row::{PitchClass, RowForm};
+use crate::state::ToneState;
+use cantus_framework::ProposerError;
+use cantus_music::{Meter, Time};
+
+/// Most slots a span may hold (keeps prompts, grammars and numbers small).
+pub(crate) const MAX_SLOTS: u32 = 4096;
+
+/// A stretch of time written as numbered slots: slot `s` (1-based) starts at
+/// `start + (s − 1) · 4/grid` quarter notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub start: Time,
+    /// Slots per whole note (16 = sixteenths).
+    pub grid: u32,
+    /// Slots in the span.
+    pub slots: u32,
+    /// Slots per bar.
+    pub bar_slots: u32,
+    pub first_bar: u32,
+    pub bars: u32,
+    pub meter: Meter,
+}
+
+impl Span {
+    /// The span of a section: sixteenths (or the meter's own unit when finer),
+    /// refined until the section holds at least `min_slots` slots.
+    pub fn of_section(
+        meter: Meter,
+        section: &SectionPlan,
+        min_slots: u32,
+    ) -> Result<Span, ProposerError> {
+        let mut grid = 16u32.max(meter.den);
+        loop {
+            // Whole slots per bar: the grid is a multiple of the (power-of-two) denominator.
+            let bar_slots = u64::from(grid) * u64::from(meter.num) / u64::from(meter.den.max(1));
+            let slots = bar_slots * u64::from(section.bars);
+            if slots > u64::from(MAX_SLOTS) || bar_slots == 0 {
+                return Err(ProposerError::Unsupported(
+                    "sections longer than 4096 slots in a model prompt; use shorter sections",
+                ));
+            }
+            // The reader needs the span as a meter of at most 1000/1000 whole notes.
+            let whole = num_rational::Ratio::new(slots, u64::from(grid));
+            if *whole.numer() > 1000 || *whole.denom() > 1000 {
+                return Err(ProposerError::Unsupported(
+                    "sections this long or this finely divided in a model prompt; use shorter sections",
+                ));
+            }
+            if slots >= u64::from(min_slots) || grid >= 256 {
+                return Ok(Span {
+                    start: section.start,
+                    grid,
+                    slots: u32::try_from(slots).unwrap_or(MAX_SLOTS),
+                    bar_slots: u32::try_from(bar_slots).unwrap_or(MAX_SLOTS),
+                    first_bar: section.first_bar,
+                    bars: section.bars,
+                    meter,
+                });
+            }
+            grid *= 2;
+        }
+    }
+
+    /// The span as one meter (`num/den` whole notes), for the reader's header.
+    pub fn meter_text(&self) -> String {
+        let whole = num_rational::Ratio::new(u64::from(self.slots), u64::from(self.grid.max(1)));
+        format!("{}/{}", whole.numer(), whole.denom())
+    }
+
+    /// Length of one slot in quarter notes.
+    pub fn slot(&self) -> Time {
+        Time::new(4, i64::from(self.grid.max(1)))
+    }
+
+    /// Length of the span.
+    pub fn len(&self) -> Time {
+        self.slot() * Time::from_integer(i64::from(self.slots))
+    }
+
+    /// End of the span.
+    pub fn end(&self) -> Time {
+        self.start + self.len()
+    }
+
+    /// The 0-based slot holding `t`, rounded down and clamped to the span.
+    pub fn floor_slot(&self, t: Time) -> u32 {
+        self.clamp(((t - self.start) / self.slot()).floor().to_integer())
+    }
+
+    /// The first 0-based slot starting at or after `t`, clamped to `0..=slots`.
+    pub fn ceil_slot(&self, t: Time) -> u32 {
+        self.clamp(((t - self.start) / self.slot()).ceil().to_integer())
+    }
+
+    fn clamp(&self, x: i64) -> u32 {
+        u32::try_from(x.clamp(0, i64::from(self.slots))).unwrap_or(0)
+    }
+}
+
+/// What kind of answer a job asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JobKind {
+    /// Every voice's notes for a section.
+    Section,
+    /// One note replacing a refused one.
+    Patch,
+    /// One voice's notes from a refused one to the end of its segment.
+    Rewrite,
+}
+
+impl JobKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            JobKind::Section => "section",
+            JobKind::Patch => "patch",
+            JobKind::Rewrite => "rewrite",
+        }
+    }
+}
+
+/// Where one note may sit, as 0-based slot offsets in the span: onset in
+/// `onset_lo..=onset_hi`, length `1..=max_len` slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub onset_lo: u32,
+    pub onset_hi: u32,
+    pub max_len: u32,
+}
+
+/// One note a voice owes: the pitch classes (one, or a chord for a patch of a
+/// multi-position event) and the tag it will carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Owed {
+    pub pcs: Vec<PitchClass>,
+    pub tag: Tag,
+    pub window: Window,
+}
+
+/// One voice's part of a job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct VoiceJob {
+    pub voice: usize,
+    pub name: String,
+    pub low: u8,
+    pub high: u8,
+    pub form: RowForm,
+    /// The notes owed, in order.
+    pub notes: Vec<Owed>,
+}
+
+impl VoiceJob {
+    /// The pitch classes owed, flattened in order.
+    pub fn pcs(&self) -> impl Iterator<Item = PitchClass> + '_ {
+        self.notes.iter().flat_map(|n| n.pcs.iter().copied())
+    }
+}
+
+/// Everything a model request is about.
+#[derive(Clone, Debug)]
+pub(crate) struct Job {
+    pub kind: JobKind,
+    pub section: usize,
+    pub span: Span,
+    pub voices: Vec<VoiceJob>,
+    /// Events returned unchanged after the model's (a rewrite keeps the other
+    /// voices' pending events).
+    pub keep: Vec<ToneEvent>,
+}
+
+/// Splits `[lo, hi)` into `n` windows in order, so the notes follow each other
+/// without overlapping: each onset lies in the first half of its share and each
+/// length ends by the start of the next share.
+pub(crate) fn windows(lo: u32, hi: u32, n: usize) -> Vec<Window> {
+    let n64 = u64::try_from(n.max(1)).unwrap_or(1);
+    let width = u64::from(hi.saturating_sub(lo).max(1));
+    (0..n64)
+        .map(|i| {
+            let a = u64::from(lo) + i * width / n64;
+            let b = (u64::from(lo) + (i + 1) * width / n64).max(a + 1);
+            let share = b - a;
+            let half = share.div_ceil(2);
+            let to_u32 = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
+            Window {
+                onset_lo: to_u32(a),
+                onset_hi: to_u32(a + half - 1),
+                max_len: to_u32(share - half + 1),
+            }
+        })
+        .collect()
+}
+
+/// The register, name and form of `voice` in `section`.
+fn voice_frame(
+    plan: &Blueprint,
+    section: &SectionPlan,
+    voice: usize,
+) -> Result<(String, u8, u8, RowForm), ProposerError> {
+    let spec =
+        plan.limits.voices.get(voice).ok_or_else(|| {
+            ProposerError::BadOutput(format!("voice {} does not exist", voice + 1))
+        })?;
+    let form = section.forms.get(voice).copied().ok_or_else(|| {
+        ProposerError::BadOutput(format!(
+            "section {} plans no form for voice {}",
+            section.index + 1,
+            voice + 1
+        ))
+    })?;
+    Ok((spec.name.clone(), spec.low, spec.high, form))
+}
+
+/// Single notes for positions `from..12` of `form`, spread over `[lo, hi)`.
+fn line_notes(plan: &Blueprint, form: RowForm, from: u8, lo: u32, hi: u32) -> Vec<Owed> {
+    let pcs = plan.table.pcs(form);
+    let from = from.min(12);
+    let count = usize::from(12 - from);
+    windows(lo, hi, count)
+        .into_iter()
+        .zip(from..12)
+        .map(|(window, position)| Owed {
+            pcs: vec![pcs[usize::from(position)]],
+            tag: Tag {
+                form,
+                start: position,
+                len: 1,
+            },
+            window,
+        })
+        .collect()
+}
+
+/// The job of a section request: every voice still owing positions of this
+/// section's statement, from its cursor, spread after its last accepted note.
+pub(crate) fn section_job(
+    plan: &Blueprint,
+    section: &SectionPlan,
+    state: &ToneState,
+) -> Result<Job, ProposerError> {
+    let span = Span::of_section(plan.meter, section, 24)?;
+    let mut voices = Vec::new();
+    for (v, line) in state.voices.iter().enumerate() {
+        if line.cursor.statement > section.index {
+            continue;
+        }
+        let from = if line.cursor.statement == section.index {
+            line.cursor.position
+        } else {
+            0
+        };
+        if from >= 12 {
+            continue;
+        }
+        let (name, low, high, form) = voice_frame(plan, section, v)?;
+        let lo = room_start(&span, span.ceil_slot(line.last_end()), 12 - from);
+        voices.push(VoiceJob {
+            voice: v,
+            name,
+            low,
+            high,
+            form,
+            notes: line_notes(plan, form, from, lo, span.slots),
+        });
+    }
+    if voices.is_empty() {
+        return Err(ProposerError::BadOutput(format!(
+            "no voice owes notes in section {}",
+            section.index + 1
+        )));
+    }
+    Ok(Job {
+        kind: JobKind::Section,
+        section: section.index,
+        span,
+        voices,
+        keep: Vec::new(),
+    })
+}
+
+/// Where `count` notes may start being laid out: at `free`, or earlier when fewer
+/// than `count` slots remain after it (the ladder then sorts out the overlap).
+fn room_start(span: &Span, free: u32, count: u8) -> u32 {
+    free.min(span.slots.saturating_sub(u32::from(count)))
+}
+
+/// The earliest free slot of `voice`: after its last accepted note.
+fn free_slot(span: &Span, state: &ToneState, voice: usize) -> u32 {
+    state
+        .voices
+        .get(voice)
+        .map_or(0, |l| span.ceil_slot(l.last_end()))
+}
+
+/// The pitch classes a tag names, in row order.
+fn tag_pcs(plan: &Blueprint, tag: Tag) -> Result<Vec<PitchClass>, ProposerError> {
+    let range = usize::from(tag.start)..usize::from(tag.start) + usize::from(tag.len);
+    plan.table
+        .pcs(tag.form)
+        .get(range)
+        .filter(|s| !s.is_empty())
+        .map(<[PitchClass]>::to_vec)
+        .ok_or_else(|| {
+            ProposerError::BadOutput(format!("the tag {tag} names positions past the row's end"))
+        })
+}
+
+/// The job of a patch request: one note for the candidate's tag, between the
+/// voice's last accepted note and the candidate's own end.
+pub(crate) fn patch_job(
+    plan: &Blueprint,
+    section: &SectionPlan,
+    state: &ToneState,
+    candidate: &ToneEvent,
+) -> Result<Job, ProposerError> {
+    let span = Span::of_section(plan.meter, section, 24)?;
+    let (name, low, high, form) = voice_frame(plan, section, candidate.voice)?;
+    let lo = free_slot(&span, state, candidate.voice).min(span.slots.saturating_sub(1));
+    let cand_end = span.ceil_slot(candidate.end()).max(lo + 1);
+    let window = Window {
+        onset_lo: lo,
+        onset_hi: cand_end - 1,
+        max_len: cand_end - lo,
+    };
+    let notes = vec![Owed {
+        pcs: tag_pcs(plan, candidate.tag)?,
+        tag: candidate.tag,
+        window,
+    }];
+    Ok(Job {
+        kind: JobKind::Patch,
+        section: section.index,
+        span,
+        voices: vec![VoiceJob {
+            voice: candidate.voice,
+            name,
+            low,
+            high,
+            form,
+            notes,
+        }],
+        keep: Vec::new(),
+    })
+}
+
+/// The job of a rewrite request: single notes for the candidate's voice from the
+/// candidate's first position to the end of its pending segment, spread from the
+/// voice's last accepted note to the section's end. Other voices' pending events
+/// are kept as they are.
+pub(crate) fn rewrite_job(
+    plan: &Blueprint,
+    section: &SectionPlan,
+    state: &ToneState,
+    candidate: &ToneEvent,
+    pending: &[ToneEvent],
+) -> Result<Job, ProposerError> {
+    let span = Span::of_section(plan.meter, section, 24)?;
+    let voice = candidate.voice;
+    let (name, low, high, form) = voice_frame(plan, section, voice)?;
+    let end = pending
+        .iter()
+        .filter(|e| e.voice == voice && e.tag.form == candidate.tag.form)
+        .map(|e| e.tag.end())
+        .chain(std::iter::once(candidate.tag.end()))
+        .max()
+        .unwrap_or(12)
+        .min(12);
+    let pcs = plan.table.pcs(candidate.tag.form);
+    let first = candidate.tag.start.min(11);
+    let last = u8::try_from(end).unwrap_or(12).max(first + 1);
+    let lo = room_start(&span, free_slot(&span, state, voice), last - first);
+    let notes = windows(lo, span.slots, usize::from(last - first))
+        .into_iter()
+        .zip(first..last)
+        .map(|(window, position)| Owed {
+            pcs: vec![pcs[usize::from(position)]],
+            tag: Tag {
+                form: candidate.tag.form,
+                start: position,
+                len: 1,
+            },
+            window,
+        })
+        .collect();
+    let keep = pending
+        .iter()
+        .filter(|e| e.voice != voice)
+        .cloned()
+        .collect();
+    Ok(Job {
+        kind: JobKind::Rewrite,
+        section: section.index,
+        span,
+        voices: vec![VoiceJob {
+            voice,
+            name,
+            low,
+            high,
+            form,
+            notes,
+        }],
+        keep,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_follow_each_other_without_overlap() {
+        for (lo, hi, n) in [
+            (0, 64, 12),
+            (10, 64, 7),
+            (0, 12, 12),
+            (52, 64, 12),
+            (3, 4, 1),
+        ] {
+            let ws = windows(lo, hi, n);
+            assert_eq!(ws.len(), n);
+            for w in &ws {
+                assert!(w.onset_lo <= w.onset_hi && w.max_len >= 1, "{w:?}");
+            }
+            for pair in ws.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert!(
+                    a.onset_hi + a.max_len <= b.onset_lo,
+                    "{a:?} runs into {b:?}"
+                );
+            }
+            assert_eq!(ws[0].onset_lo, lo);
+            let last = ws[n - 1];
+            assert!(last.onset_hi + last.max_len <= hi);
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The LLM proposer: twelve-tone events from a language model, through the framework's
+//! [`ModelBackend`] contract only (no HTTP here; backends live in `plugins/`).
+//!
+//! Each request becomes a `job` (which notes each voice owes and where they may
+//! sit), a `prompt` in the onset-slot grammar, optionally a GBNF `constraint` so
+//! the model can only write the pitch classes the row cursor allows next, and a
+//! `reply` read with the lenient grammar reader. A reply that cannot be read, or
+//! that leaves notes out, is asked again (within [`LlmOptions::reasks`]) with what was
+//! wrong; a reply that is still unreadable ends in [`ProposerError::BadOutput`], one
+//! still short is returned as it is (the verifier and the gate judge it). Section,
+//! patch and rewrite requests (ladder rungs 4 and 5) and whole pieces (the revise
+//! loop) are answered. Every answer carries its tokens in [`Proposal::cost`] and a
+//! [`ModelExchange`] for the trace.
+
+pub(crate) mod constraint;
+pub(crate) mod job;
+pub(crate) mod prompt;
+pub(crate) mod reply;
+pub(crate) mod schema;
+pub(crate) mod whole;
+
+use crate::domain::TwelveTone;
+use crate::event::{Location, ToneEvent};
+use cantus_framework::{
+    Constraint, Cost, ModelBackend, ModelExchange, ModelReply, ModelRequest, Proposal,
+    ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, Violation, async_trait,
+};
+use job::Job;
+use std::sync::Arc;
+
+/// How the LLM proposer asks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlmOptions {
+    /// Send a constraint generated from the row cursor (constrained decoding): a GBNF
+    /// grammar, or a JSON schema when `json_schema` is set. Section, patch and
+    /// rewrite requests only; whole pieces are asked unconstrained.
+    pub constrained: bool,
+    /// With `constrained`, ask for a JSON object (one array of notes per voice) held
+    /// to a JSON schema (`response_format`), for servers that take no grammar.
+    pub json_schema: bool,
+    /// How many times an unreadable or short reply is asked again (default 2).
+    pub reasks: u32,
+    /// Sampling temperature; `None` keeps the backend's configured value.
+    pub temperature: Option<f64>,
+    /// Base seed; `None` uses the run's seed. Each call mixes in the section, the
+    /// attempt, the kind of request and the re-ask, so no two calls share a seed.
+    pub seed: Option<u64>,
+    /// Token limit per reply; `None` keeps the backend's configured value.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for LlmOptions {
+    fn default() -> Self {
+        LlmOptions {
+            constrained: false,
+            json_schema: false,
+            reasks: 2,
+            temperature: None,
+            seed: None,
+            max_tokens: Some(512),
+        }
+    }
+}
+
+/// The twelve-tone LLM proposer (name `llm:<backend>`, then `+gbnf` or `+json` when
+/// constrained).
+pub struct LlmProposer {
+    backend: Arc<dyn ModelBackend>,
+    options: LlmOptions,
+    name: String,
+}
+
+impl LlmProposer {
+    /// A proposer asking `backend` with `options`.
+    pub fn new(backend: Arc<dyn ModelBackend>, options: LlmOptions) -> Self {
+        let suffix = match (options.constrained, options.json_schema) {
+            (false, _) => "",
+            (true, false) => "+gbnf",
+            (true, true) => "+json",
+        };
+        let name = format!("llm:{}{suffix}", backend.name());
+        LlmProposer {
+            backend,
+            options,
+            name,
+        }
+    }
+
+    /// The options it asks with.
+    pub fn options(&self) -> &LlmOptions {
+        &self.options
+    }
+}
+
+/// What one request's problems were, for the prompt.
+struct Context<'a> {
+    violations: &'a [Violation<Location>],
+    refused: Option<&'a ToneEvent>,
+    kind_code: u64,
+}
+
+/// Totals over the calls behind one answer.
+#[derive(Default)]
+struct Tally {
+    tokens_in: Option<u64>,
+    tokens_out: Option<u64>,
+    latency_ms: u64,
+    retries: u32,
+}
+
+impl Tally {
+    fn add(&mut self, reply: &ModelReply) {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        self.tokens_in = sum(self.tokens_in, reply.usage.tokens_in);
+        self.tokens_out = sum(self.tokens_out, reply.usage.tokens_out);
+        self.latency_ms = self.latency_ms.saturating_add(reply.latency_ms);
+        self.retries = self.retries.saturating_add(reply.retries);
+    }
+
+    fn cost(&self) -> Cost {
+        Cost {
+            tokens_in: self.tokens_in,
+            tokens_out: self.tokens_out,
+        }
+    }
+}
+
+impl LlmProposer {
+    fn sampling(&self, req: &ProposalRequest<'_, TwelveTone>, parts: &[u64]) -> Sampling {
+        let base = self.options.seed.unwrap_or(req.seed);
+        let mut all = vec![
+            req.section_index.unwrap_or(usize::MAX) as u64,
+            u64::from(req.attempt),
+        ];
+        all.extend_from_slice(parts);
+        Sampling {
+            temperature: self.options.temperature,
+            seed: Some(super::rng_for(base, &all).u64(..) >> 1),
+            max_tokens: self.options.max_tokens,
+        }
+    }
+
+    async fn call(
+        &self,
+        request: &ModelRequest,
+        tally: &mut Tally,
+    ) -> Result<ModelReply, ProposerError> {
+        let reply = self
+            .backend
+            .complete(request)
+            .await
+            .map_err(|e| ProposerError::Unavailable(format!("{}: {e}", self.backend.name())))?;
+        tally.add(&reply);
+        Ok(reply)
+    }
+
+    fn exchange(
+        &self,
+        constraint: Option<&Constraint>,
+        last: &ModelReply,
+        tally: &Tally,
+        honoured: Option<bool>,
+        reasks: u32,
+    ) -> ModelExchange {
+        let mut ex = ModelExchange::of(self.backend.name(), constraint, last);
+        ex.latency_ms = tally.latency_ms;
+        ex.retries = tally.retries;
+        ex.constraint_honoured = honoured;
+        ex.reasks = reasks;
+        ex
+    }
+
+    /// Asks for `job` until a reply is complete or the re-asks run out.
+    async fn ask(
+        &self,
+        job: Job,
+        req: &ProposalRequest<'_, TwelveTone>,
+        ctx: Context<'_>,
+    ) -> Result<Proposal<ToneEvent>, ProposerError> {
+        let json = self.options.constrained && self.options.json_schema;
+        let constraint = self.options.constrained.then(|| {
+            if json {
+                Constraint::JsonSchema(schema::json_schema(&job))
+            } else {
+                Constraint::Gbnf(constraint::gbnf(&job))
+            }
+        });
+        let mut tally = Tally::default();
+        let mut why: Option<String> = None;
+        let mut best: Option<(reply::Read, ModelReply, Option<bool>, u32)> = None;
+        for reask in 0..=self.options.reasks {
+            let retry = prompt::Retry {
+                feedback: req.feedback,
+                violations: ctx.violations,
+                refused: ctx.refused,
+                unreadable: why.as_deref(),
+            };
+            let request = ModelRequest {
+                messages: prompt::messages(&job, req.state, &retry, json),
+                constraint: constraint.clone(),
+                sampling: self.sampling(req, &[ctx.kind_code, u64::from(reask)]),
+                context: context_json(&job, req.attempt),
+            };
+            let reply = self.call(&request, &mut tally).await?;
+            let honoured = match &constraint {
+                None => None,
+                Some(Constraint::JsonSchema(_)) => Some(schema::honoured(&job, &reply.text)),
+                Some(Constraint::Gbnf(_)) => Some(constraint::admits(&job, &reply.text)),
+            };
+            // A JSON answer becomes voice lines again; anything else is read as it is.
+            let text = json
+                .then(|| schema::lines_from_json(&job, &reply.text))
+                .flatten()
+                .unwrap_or_else(|| reply.text.clone());
+            let cut = if reply.truncated() {
+                "the answer was cut off at the token limit: write less\n"
+            } else {
+                ""
+            };
+            match reply::read(&job, &text, reply.truncated()) {
+                Ok(read) if read.complete() => {
+                    let exchange =
+                        self.exchange(constraint.as_ref(), &reply, &tally, honoured, reask);
+                    return Ok(Proposal {
+                        events: read.events,
+                        cost: tally.cost(),
+                        exchange: Some(exchange),
+                    });
+                }
+                Ok(read) => {
+                    why = Some(format!("{cut}{}", read.shortfall()));
+                    let missing = |r: &reply::Read| r.missing.iter().map(|(_, n)| n).sum::<usize>();
+                    if best
+                        .as_ref()
+                        .is_none_or(|(b, ..)| missing(&read) < missing(b))
+                    {
+                        best = Some((read, reply, honoured, reask));
+                    }
+                }
+                Err(e) => why = Some(format!("{cut}{e}")),
+            }
+        }
+        let reasks = self.options.reasks;
+        match best {
+            Some((read, reply, honoured, _)) => {
+                let exchange = self.exchange(constraint.as_ref(), &reply, &tally, honoured, reasks);
+                Ok(Proposal {
+                    events: read.events,
+                    cost: tally.cost(),
+                    exchange: Some(exchange),
+                })
+            }
+            None => Err(ProposerError::BadOutput(format!(
+                "{} repl{} from {} could not be read; last: {}",
+                reasks + 1,
+                if reasks == 0 { "y" } else { "ies" },
+                self.backend.name(),
+                why.unwrap_or_default().replace('\n', "; ")
+            ))),
+        }
+    }
+
+    /// A whole piece (the revise loop), read and tagged from the schedule.
+    async fn whole(
+        &self,
+        req: &ProposalRequest<'_, TwelveTone>,
+    ) -> Result<Proposal<ToneEvent>, ProposerError> {
+        let plan = req.spec;
+        let mut tally = Tally::default();
+        let mut feedback: Vec<String> = req.feedback.to_vec();
+        let mut last_error = String::new();
+        for reask in 0..=self.options.reasks {
+            let request = ModelRequest {
+                messages: whole::messages(plan, &feedback),
+                constraint: None,
+                sampling: self.sampling(req, &[0x3407, u64::from(reask)]),
+                context: serde_json::json!({"domain": "twelve-tone", "request": "whole", "bars": plan.bars}),
+            };
+            let reply = self.call(&request, &mut tally).await?;
+            match whole::read(plan, &reply.text) {
+                Ok(piece) => {
+                    let exchange = self.exchange(None, &reply, &tally, None, reask);
+                    return Ok(Proposal {
+                        events: whole::tagged(plan, &piece.score),
+                        cost: tally.cost(),
+                        exchange: Some(exchange),
+                    });
+                }
+                Err(e) => {
+                    let first_line = e.lines().next().unwrap_or("").to_owned();
+                    feedback.push(format!("your last answer could not be read: {first_line}"));
+                    last_error = e;
+                }
+            }
+        }
+        Err(ProposerError::BadOutput(format!(
+            "no whole piece could be read from {}: {last_error}",
+            self.backend.name()
+        )))
+    }
+}
+
+/// The job as structured data, for symbolic plugins that would rather not parse the
+/// prompt (HTTP backends do not send it).
+fn context_json(job: &Job, attempt: u32) -> serde_json::Value {
+    let voices: Vec<serde_json::Value> = job
+        .voices
+        .iter()
+        .map(|v| {
+            serde_json::json!({
+                "voice": v.voice,
+                "name": v.name,
+                "form": v.form.to_string(),
+                "register": [v.low, v.high],
+                "notes": v.notes.iter().map(|n| serde_json::json!({
+                    "tag": n.tag.to_string(),
+                    "pcs": n.pcs,
+                    "onset_slots": [n.window.onset_lo + 1, n.window.onset_hi + 1],
+                    "max_length": n.window.max_len,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "domain": "twelve-tone",
+        "request": job.kind.label(),
+        "section": job.section,
+        "attempt": attempt,
+        "slots": job.span.slots,
+        "bar_slots": job.span.bar_slots,
+        "grid": job.span.grid,
+        "voices": voices,
+    })
+}
+
+/// What tells two repairs in one section apart, for their seeds.
+fn salt(candidate: &ToneEvent) -> u64 {
+    ((candidate.voice as u64) << 24) ^ (u64::from(candidate.tag.start) << 16)
+}
+
+fn missing_section() -> ProposerError {
+    ProposerError::BadOutput("the request names no section of the plan".into())
+}
+
+#[async_trait]
+impl Proposer<TwelveTone> for LlmProposer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn propose(
+        &self,
+        req: ProposalRequest<'_, TwelveTone>,
+    ) -> Result<Proposal<ToneEvent>, ProposerError> {
+        if matches!(req.kind, RequestKind::Whole) {
+            return self.whole(&req).await;
+        }
+        let section = req.section().ok_or_else(missing_section)?;
+        let (job, ctx) = match req.kind {
+            RequestKind::Patch {
+                candidate,
+                violations,
+            } => (
+                job::patch_job(req.spec, section, req.state, candidate)?,
+                Context {
+                    violations,
+                    refused: Some(candidate),
+                    kind_code: 0x9A7C ^ salt(candidate),
+                },
+            ),
+            RequestKind::Rewrite {
+                candidate,
+                pending,
+                violations,
+            } => (
+                job::rewrite_job(req.spec, section, req.state, candidate, pending)?,
+                Context {
+                    violations,
+                    refused: Some(candidate),
+                    kind_code: 0x5E67 ^ salt(candidate),
+                },
+            ),
+            RequestKind::Section | RequestKind::Whole => (
+                job::section_job(req.spec, section, req.state)?,
+                Context {
+                    violations: &[],
+                    refused: None,
+                    kind_code: 0x5EC7,
+                },
+            ),
+        };
+        self.ask(job, &req, ctx).await
+    }
+}

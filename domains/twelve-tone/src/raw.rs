@@ -1,0 +1,179 @@
+//! The raw baseline: the model writes the whole piece in one reply, with no harness —
+//! no cursor, no verifier, no repair — and the same strict gate judges it.
+//!
+//! This is the comparison the harness is measured against (what the Libretto paper
+//! did, made symmetric): same plan, same prompt material (header, row forms, ranges),
+//! same [`SerialGate::for_plan`]. The reply is read with the lenient grammar reader;
+//! an unreadable reply is an explicit failure carrying the reader's diagnostic, and the
+//! raw text is always kept so a person can see what the model wrote.
+
+use crate::blueprint::{Blueprint, BlueprintError};
+use crate::event::Location;
+use crate::gate::{GateMode, SerialGate};
+use crate::proposer::llm::{LlmOptions, whole};
+use crate::spec::Spec;
+use cantus_framework::{GateReport, ModelBackend, ModelExchange, ModelRequest, Sampling};
+use cantus_music::Score;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How a raw run ended.
+#[derive(Clone, Debug)]
+pub enum RawVerdict {
+    /// The piece passed the strict gate.
+    Released {
+        score: Score,
+        report: GateReport<Location>,
+    },
+    /// The piece was read but the gate refused it.
+    Refused {
+        score: Score,
+        report: GateReport<Location>,
+    },
+    /// The reply could not be read as the grammar; the reader's diagnostic.
+    Unreadable { diagnostic: String },
+    /// The model call itself failed.
+    ModelFailed { message: String },
+}
+
+/// A raw run: the verdict and what it cost.
+#[derive(Clone, Debug)]
+pub struct RawOutcome {
+    /// The plan the piece was asked for and judged against.
+    pub plan: Arc<Blueprint>,
+    /// Released, refused, unreadable or failed.
+    pub verdict: RawVerdict,
+    /// The model's reply as it came (empty when the call failed).
+    pub text: String,
+    /// What the lenient reader skipped or guessed.
+    pub warnings: Vec<String>,
+    /// Model calls made (one, unless the backend could not be called at all).
+    pub calls: u32,
+    /// Prompt tokens, as the server counted them.
+    pub tokens_in: Option<u64>,
+    /// Reply tokens, as the server counted them.
+    pub tokens_out: Option<u64>,
+    /// Wall time from the request to the verdict.
+    pub wall: Duration,
+    /// The exchange, for traces.
+    pub exchange: Option<ModelExchange>,
+}
+
+impl RawOutcome {
+    /// Whether the piece was released (it passed the strict gate).
+    pub fn is_released(&self) -> bool {
+        matches!(self.verdict, RawVerdict::Released { .. })
+    }
+
+    /// The gate's report, when the reply was readable.
+    pub fn report(&self) -> Option<&GateReport<Location>> {
+        match &self.verdict {
+            RawVerdict::Released { report, .. } | RawVerdict::Refused { report, .. } => {
+                Some(report)
+            }
+            _ => None,
+        }
+    }
+
+    /// One line: outcome, then the first reasons.
+    pub fn summary(&self) -> String {
+        match &self.verdict {
+            RawVerdict::Released { .. } => "released (passed the strict gate)".to_owned(),
+            RawVerdict::Refused { report, .. } => {
+                let ids: Vec<&str> = report
+                    .violations
+                    .iter()
+                    .map(|v| v.predicate.as_str())
+                    .take(6)
+                    .collect();
+                format!(
+                    "refused by the strict gate: {} violations ({})",
+                    report.violations.len(),
+                    ids.join(", ")
+                )
+            }
+            RawVerdict::Unreadable { diagnostic } => format!(
+                "unreadable: {}",
+                diagnostic.lines().next().unwrap_or("no diagnostic")
+            ),
+            RawVerdict::ModelFailed { message } => format!("model call failed: {message}"),
+        }
+    }
+}
+
+/// Plans `spec` with `seed`, asks `backend` for the whole piece in one reply, reads it
+/// leniently and judges it with the strict gate. Only planning errors are `Err`;
+/// everything else is a [`RawVerdict`].
+pub async fn compose_raw(
+    spec: &Spec,
+    seed: u64,
+    backend: &dyn ModelBackend,
+    options: &LlmOptions,
+) -> Result<RawOutcome, BlueprintError> {
+    let plan = Arc::new(Blueprint::new(spec, seed)?);
+    let started = Instant::now();
+    let request = ModelRequest {
+        messages: whole::messages(&plan, &[]),
+        constraint: None,
+        sampling: Sampling {
+            temperature: options.temperature,
+            seed: Some(options.seed.unwrap_or(seed)),
+            max_tokens: options.max_tokens,
+        },
+        context: serde_json::json!({"domain": "twelve-tone", "request": "raw", "bars": plan.bars}),
+    };
+    let mut outcome = RawOutcome {
+        plan: plan.clone(),
+        verdict: RawVerdict::ModelFailed {
+            message: String::new(),
+        },
+        text: String::new(),
+        warnings: Vec::new(),
+        calls: 1,
+        tokens_in: None,
+        tokens_out: None,
+        wall: Duration::ZERO,
+        exchange: None,
+    };
+    let reply = match backend.complete(&request).await {
+        Ok(reply) => reply,
+        Err(e) => {
+            outcome.verdict = RawVerdict::ModelFailed {
+                message: format!("{}: {e}", backend.name()),
+            };
+            outcome.wall = started.elapsed();
+            return Ok(outcome);
+        }
+    };
+    outcome.tokens_in = reply.usage.tokens_in;
+    outcome.tokens_out = reply.usage.tokens_out;
+    outcome.exchange = Some(ModelExchange::of(backend.name(), None, &reply));
+    outcome.text.clone_from(&reply.text);
+    outcome.verdict = match whole::read(&plan, &reply.text) {
+        Err(diagnostic) => RawVerdict::Unreadable {
+            diagnostic: if reply.truncated() {
+                format!("{diagnostic}\n(the reply was cut off at the token limit)")
+            } else {
+                diagnostic
+            },
+        },
+        Ok(piece) => {
+            outcome.warnings = piece.warnings;
+            let gate = SerialGate::for_plan(plan.clone(), GateMode::Strict);
+            let report = gate.judge_score(&piece.score);
+            if report.passed {
+                RawVerdict::Released {
+                    score: piece.score,
+                    report,
+                }
+            } else {
+                RawVerdict::Refused {
+                    score: piece.score,
+                    report,
+                }
+            }
+        }
+    };
+    outcome.wall = started.elapsed();
+    Ok(outcome)
+}

@@ -1,0 +1,173 @@
+//! Whole compositions with the LLM proposer and a scripted backend, through the real
+//! engine, ladder and strict gate: a wrong pitch is repaired by the model-patch rung
+//! with the violation in the patch prompt; a backend talking prose ends in an explicit
+//! failure; every released piece passes the strict gate when judged again, and every
+//! failure names its cause.
+
+mod llm_support;
+
+use cantus_framework::{Entry, Outcome, Status};
+use cantus_twelve_tone::compose::{self, Composition};
+use cantus_twelve_tone::gate::{GateMode, SerialGate};
+use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::spec::Spec;
+use llm_support::{Scripted, Step};
+use std::sync::Arc;
+
+fn spec(voices: usize, bars: u32) -> Spec {
+    let mut spec = Spec::with_voice_count(voices);
+    spec.bars = bars;
+    spec.section_bars = 4;
+    spec
+}
+
+async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: LlmOptions) -> Composition {
+    let proposer = LlmProposer::new(backend, options);
+    compose::compose(
+        spec,
+        seed,
+        GateMode::Strict,
+        &proposer,
+        compose::budget(),
+        None,
+    )
+    .await
+    .expect("plans")
+}
+
+/// Released ⇒ the strict gate passes it again; Failure ⇒ at least one diagnostic.
+fn assert_honest(c: &Composition, context: &str) {
+    match &c.outcome {
+        Outcome::Released { artefact, .. } => {
+            let report =
+                SerialGate::for_plan(c.plan.clone(), GateMode::Strict).judge_score(artefact);
+            assert!(
+                report.passed,
+                "{context}: a released piece fails the strict gate: {report:?}"
+            );
+        }
+        Outcome::Failure { diagnostics, .. } => {
+            assert!(
+                !diagnostics.is_empty(),
+                "{context}: a failure with no diagnostic"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn oracle_replies_compose_released_pieces_constrained_or_not() {
+    for constrained in [false, true] {
+        for (voices, seed) in [(2, 1), (2, 2), (3, 3), (3, 4), (3, 6)] {
+            let backend = Arc::new(Scripted::oracle());
+            let options = LlmOptions {
+                constrained,
+                ..LlmOptions::default()
+            };
+            let c = run(&spec(voices, 8), seed, backend.clone(), options).await;
+            let context = format!("{voices} voices, seed {seed}, constrained {constrained}");
+            assert_honest(&c, &context);
+            let totals = &c.outcome.trace().totals;
+            eprintln!(
+                "{context}: released {} calls {} proposed {} repaired {} dropped {}",
+                c.outcome.is_released(),
+                totals.proposer_calls,
+                totals.events_proposed,
+                totals.repaired,
+                totals.dropped
+            );
+            if let Outcome::Failure { diagnostics, .. } = &c.outcome {
+                for d in diagnostics.iter().take(3) {
+                    eprintln!("  {d}");
+                }
+                assert!(
+                    diagnostics.iter().any(|d| d.predicate.is_some()),
+                    "{context}: the failure names a rule"
+                );
+            }
+            if voices == 2 {
+                // Two voices on hexachordally combinatorial forms never collide.
+                assert!(c.outcome.is_released(), "{context}: the piece is refused");
+            }
+            // Every call is in the trace with its model exchange and tokens.
+            for entry in &c.outcome.trace().entries {
+                if let Entry::Call(call) = entry {
+                    let model = call.model.as_ref().expect("a model exchange per call");
+                    assert_eq!(model.constraint_honoured, constrained.then_some(true));
+                    assert_eq!(call.cost.tokens_in, Some(100));
+                }
+            }
+            assert_eq!(backend.calls() as u64, totals.proposer_calls);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_pitch_is_patched_with_the_violation_in_the_prompt() {
+    let backend = Arc::new(Scripted::new(vec![Step::OracleWrongPitch {
+        voice: 0,
+        note: 2,
+    }]));
+    let c = run(&spec(2, 4), 4, backend.clone(), LlmOptions::default()).await;
+    assert_honest(&c, "wrong pitch");
+    assert!(
+        c.outcome.is_released(),
+        "the ladder repairs the wrong pitch"
+    );
+    let repaired_by_patch = c.outcome.trace().entries.iter().any(|e| {
+        matches!(e, Entry::Event(cert)
+            if matches!(&cert.status, Status::Repaired { rung } if rung == "model-patch")
+            && cert.verdict.iter().any(|v| v.predicate == "TT-ROW"))
+    });
+    assert!(
+        repaired_by_patch,
+        "the model-patch rung repaired the TT-ROW violation"
+    );
+    // The second request is the patch: it names the rule the first reply broke.
+    let patch_prompt = backend.prompt(1);
+    assert!(patch_prompt.contains("[TT-ROW]"), "{patch_prompt}");
+    assert!(
+        patch_prompt.contains("This note was refused"),
+        "{patch_prompt}"
+    );
+}
+
+#[tokio::test]
+async fn a_backend_talking_prose_ends_in_an_explicit_failure() {
+    let prose: Vec<Step> = (0..20)
+        .map(|_| Step::Text("As an AI language model I love music.".into()))
+        .collect();
+    let backend = Arc::new(Scripted::new(prose));
+    let c = run(&spec(2, 4), 5, backend, LlmOptions::default()).await;
+    assert_honest(&c, "prose");
+    let Outcome::Failure { diagnostics, .. } = &c.outcome else {
+        panic!("prose cannot be released");
+    };
+    let text = diagnostics[0].to_string();
+    assert!(text.contains("output unreadable"), "{text}");
+    assert!(text.contains("no line starts with a voice name"), "{text}");
+}
+
+#[tokio::test]
+async fn wrong_pitches_everywhere_never_release_an_invalid_piece() {
+    // Every section reply and every patch has a wrong pitch somewhere.
+    for seed in 0..4 {
+        let steps: Vec<Step> = (0..200)
+            .map(|i| Step::OracleWrongPitch {
+                voice: i % 2,
+                note: (i * 7 + seed as usize) % 5,
+            })
+            .collect();
+        let backend = Arc::new(Scripted::new(steps));
+        let mut budget = compose::budget();
+        budget.max_proposer_calls = Some(60);
+        let proposer = LlmProposer::new(backend, LlmOptions::default());
+        let c = compose::compose(&spec(2, 8), seed, GateMode::Strict, &proposer, budget, None)
+            .await
+            .expect("plans");
+        assert_honest(&c, &format!("seed {seed}"));
+        if let Outcome::Failure { diagnostics, .. } = &c.outcome {
+            eprintln!("seed {seed}: {}", diagnostics[0]);
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! Constrained decoding: the GBNF grammar the proposer sends admits, for each voice,
+//! exactly the pitch classes its row cursor allows next, in order, spelled any way
+//! inside the voice's register, with bounded slot numbers; the trace says whether a
+//! reply stayed inside that language.
+
+mod llm_support;
+
+use cantus_framework::{Constraint, Domain, ProposalRequest, Proposer, RequestKind};
+use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::spec::Spec;
+use cantus_twelve_tone::{Blueprint, ToneEvent, ToneState, TwelveTone};
+use llm_support::{Scripted, Step};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The grammar's rules by name (right-hand sides as written).
+fn rules(gbnf: &str) -> BTreeMap<String, String> {
+    gbnf.lines()
+        .filter_map(|l| l.split_once(" ::= "))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// The pitch class of a grammar pitch name such as `"C#4"` or `"Bb3"` (quotes included).
+fn pc_of(literal: &str) -> (u8, i32) {
+    let name = literal.trim_matches('"');
+    let mut chars = name.chars();
+    let letter = chars.next().unwrap();
+    let base: i32 = match letter {
+        'C' => 0,
+        'D' => 2,
+        'E' => 4,
+        'F' => 5,
+        'G' => 7,
+        'A' => 9,
+        'B' => 11,
+        other => panic!("not a letter: {other}"),
+    };
+    let rest: String = chars.collect();
+    let alter = rest
+        .chars()
+        .take_while(|c| *c == '#' || *c == 'b')
+        .fold(0, |a, c| a + if c == '#' { 1 } else { -1 });
+    let octave: i32 = rest.trim_start_matches(['#', 'b']).parse().unwrap();
+    let midi = (octave + 1) * 12 + base + alter;
+    (u8::try_from((base + alter).rem_euclid(12)).unwrap(), midi)
+}
+
+/// Plans 2 voices and accepts the first `done` oracle notes of voice 0, so its cursor
+/// stands at position `done`.
+async fn cursor_at(done: usize) -> (Blueprint, ToneState) {
+    let mut spec = Spec::with_voice_count(2);
+    spec.bars = 8;
+    spec.section_bars = 4;
+    let plan = Blueprint::new(&spec, 11).unwrap();
+    let mut state = ToneState::new(Arc::new(plan.clone()));
+    TwelveTone.begin_section(&mut state, &plan.sections[0]);
+    let backend = Arc::new(Scripted::oracle());
+    let p = LlmProposer::new(backend, LlmOptions::default());
+    let events = section(&p, &plan, &state).await;
+    let first: Vec<ToneEvent> = events
+        .into_iter()
+        .filter(|e| e.voice == 0)
+        .take(done)
+        .collect();
+    for e in &first {
+        TwelveTone.accept(&mut state, &plan.sections[0], e);
+    }
+    (plan, state)
+}
+
+async fn section(p: &LlmProposer, plan: &Blueprint, state: &ToneState) -> Vec<ToneEvent> {
+    p.propose(ProposalRequest {
+        kind: RequestKind::Section,
+        spec: plan,
+        plan: &plan.sections,
+        section_index: Some(0),
+        state,
+        summary: String::new(),
+        feedback: &[],
+        attempt: 0,
+        seed: 1,
+    })
+    .await
+    .expect("answers")
+    .events
+}
+
+#[tokio::test]
+async fn the_grammar_admits_exactly_the_pitch_classes_the_cursor_allows_next() {
+    for done in [0usize, 5, 11] {
+        let (plan, state) = cursor_at(done).await;
+        let backend = Arc::new(Scripted::oracle());
+        let p = LlmProposer::new(
+            backend.clone(),
+            LlmOptions {
+                constrained: true,
+                ..LlmOptions::default()
+            },
+        );
+        let events = section(&p, &plan, &state).await;
+        let request = backend.requests.lock().unwrap()[0].clone();
+        let Some(Constraint::Gbnf(gbnf)) = request.constraint else {
+            panic!("a constrained proposer sends a GBNF grammar");
+        };
+        let rules = rules(&gbnf);
+        assert_eq!(rules["root"], "v0 v1", "both voices still owe notes");
+        for (v, owed_from) in [(0usize, done), (1, 0)] {
+            let voice = &plan.limits.voices[v];
+            let pcs = plan.table.pcs(plan.sections[0].forms[v]);
+            let expected = &pcs[owed_from..];
+            let line = &rules[&format!("v{v}")];
+            assert!(line.starts_with(&format!("\"{}: \"", voice.name)), "{line}");
+            let notes = line.matches(&format!("v{v}-n")).count();
+            assert_eq!(
+                notes,
+                expected.len(),
+                "voice {v} owes {} notes: {line}",
+                expected.len()
+            );
+            for (i, &pc) in expected.iter().enumerate() {
+                let alts = &rules[&format!("v{v}-n{i}-p0")];
+                let names: Vec<&str> = alts.split(" | ").collect();
+                // Every alternative is pitch class `pc`, inside the register…
+                for name in &names {
+                    let (got, midi) = pc_of(name);
+                    assert_eq!(got, pc, "voice {v} note {i}: {name}");
+                    assert!((i32::from(voice.low)..=i32::from(voice.high)).contains(&midi));
+                }
+                // …and every octave of `pc` in the register is offered, both spellings.
+                let octaves = (voice.low..=voice.high).filter(|m| m % 12 == pc).count();
+                let spellings = if [1, 3, 6, 8, 10].contains(&pc) { 2 } else { 1 };
+                assert_eq!(
+                    names.len(),
+                    octaves * spellings,
+                    "voice {v} note {i}: {alts}"
+                );
+                assert!(rules.contains_key(&format!("v{v}-n{i}-at")));
+                assert!(rules.contains_key(&format!("v{v}-n{i}-len")));
+            }
+            assert!(!rules.contains_key(&format!("v{v}-n{}", expected.len())));
+        }
+        // The oracle answers inside the language, and the proposer says so.
+        let exchange_ok = events.len() == 24 - done;
+        assert!(exchange_ok, "{} events", events.len());
+    }
+}
+
+#[tokio::test]
+async fn the_trace_records_whether_the_constraint_was_honoured() {
+    let (plan, state) = cursor_at(0).await;
+    let constrained = LlmOptions {
+        constrained: true,
+        ..LlmOptions::default()
+    };
+    let ask = |backend: Arc<Scripted>| {
+        let p = LlmProposer::new(backend, constrained.clone());
+        let plan = plan.clone();
+        let state = state.clone();
+        async move {
+            p.propose(ProposalRequest {
+                kind: RequestKind::Section,
+                spec: &plan,
+                plan: &plan.sections,
+                section_index: Some(0),
+                state: &state,
+                summary: String::new(),
+                feedback: &[],
+                attempt: 0,
+                seed: 1,
+            })
+            .await
+            .expect("answers")
+            .exchange
+            .expect("exchange")
+        }
+    };
+    let honoured = ask(Arc::new(Scripted::oracle())).await;
+    assert_eq!(honoured.constraint.as_deref(), Some("gbnf"));
+    assert_eq!(honoured.constraint_honoured, Some(true));
+    // A server that ignored the grammar: the right notes, but with a wrong pitch class
+    // the grammar would not have allowed.
+    let wrong = Arc::new(Scripted::new(vec![Step::OracleWrongPitch {
+        voice: 1,
+        note: 3,
+    }]));
+    let ignored = ask(wrong).await;
+    assert_eq!(ignored.constraint_honoured, Some(false));
+    assert_eq!(
+        ignored.reasks, 0,
+        "a complete reply is not asked again: the verifier judges it"
+    );
+}
+
+#[tokio::test]
+async fn slot_numbers_are_bounded_by_digit_classes() {
+    let (plan, state) = cursor_at(0).await;
+    let backend = Arc::new(Scripted::oracle());
+    let p = LlmProposer::new(
+        backend.clone(),
+        LlmOptions {
+            constrained: true,
+            ..LlmOptions::default()
+        },
+    );
+    section(&p, &plan, &state).await;
+    let request = backend.requests.lock().unwrap()[0].clone();
+    let Some(Constraint::Gbnf(gbnf)) = request.constraint else {
+        panic!("no grammar");
+    };
+    let rules = rules(&gbnf);
+    // Voice 0 owes 12 notes in 64 slots: shares of 5–6 slots, onsets in their first half.
+    assert_eq!(rules["v0-n0-at"], "[1-3]");
+    assert_eq!(rules["v0-n0-len"], "[1-3]");
+    let last = &rules["v0-n11-at"];
+    assert!(
+        last.contains('6'),
+        "the last note starts near slot 60: {last}"
+    );
+    for (name, body) in &rules {
+        if name.ends_with("-at") || name.ends_with("-len") {
+            assert!(
+                !body.contains("\"0"),
+                "{name} admits a leading zero: {body}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_json_schema_alternative_holds_each_note_to_the_cursor() {
+    let (plan, state) = cursor_at(5).await;
+    // What a schema-following server would send: the oracle's notes as JSON arrays.
+    let lines = {
+        let probe = Arc::new(Scripted::oracle());
+        let p = LlmProposer::new(probe.clone(), LlmOptions::default());
+        section(&p, &plan, &state).await;
+        llm_support::oracle(&probe.requests.lock().unwrap()[0], None)
+    };
+    let object: serde_json::Map<String, serde_json::Value> = lines
+        .lines()
+        .map(|l| {
+            let (name, notes) = l.split_once(": ").unwrap();
+            (name.to_owned(), notes.split(' ').collect::<Vec<_>>().into())
+        })
+        .collect();
+    let json = serde_json::Value::Object(object).to_string();
+    let options = LlmOptions {
+        constrained: true,
+        json_schema: true,
+        ..LlmOptions::default()
+    };
+    for (reply, honoured) in [(json, true), (lines.clone(), false)] {
+        let backend = Arc::new(Scripted::new(vec![Step::Text(reply)]));
+        let p = LlmProposer::new(backend.clone(), options.clone());
+        assert!(p.name().ends_with("+json"));
+        let got = p
+            .propose(ProposalRequest {
+                kind: RequestKind::Section,
+                spec: &plan,
+                plan: &plan.sections,
+                section_index: Some(0),
+                state: &state,
+                summary: String::new(),
+                feedback: &[],
+                attempt: 0,
+                seed: 1,
+            })
+            .await
+            .expect("answers");
+        assert_eq!(got.events.len(), 24 - 5, "both forms of answer are read");
+        let exchange = got.exchange.unwrap();
+        assert_eq!(exchange.constraint.as_deref(), Some("json_schema"));
+        assert_eq!(exchange.constraint_honoured, Some(honoured));
+        let request = backend.requests.lock().unwrap()[0].clone();
+        let Some(Constraint::JsonSchema(schema)) = request.constraint else {
+            panic!("a JSON schema is sent");
+        };
+        let soprano = &schema["properties"][plan.limits.voices[0].name.as_str()];
+        let items = soprano["prefixItems"].as_array().unwrap();
+        assert_eq!(items.len(), 7, "voice 0 owes positions 6..=12");
+        let pc = plan.table.pcs(plan.sections[0].forms[0])[5];
+        let pattern = items[0]["pattern"].as_str().unwrap();
+        let names = &pattern[2..pattern.find(')').unwrap()];
+        for name in names.split('|') {
+            assert_eq!(pc_of(name).0, pc, "{pattern}");
+        }
+        assert_eq!(soprano["minItems"], 7);
+        assert!(backend.prompt(0).contains("JSON object"));
+    }
+}

@@ -1,0 +1,341 @@
+//! The LLM proposer against a scripted backend: good replies become tagged events on
+//! the row cursor; prose is asked again and then refused; a reply cut off at the
+//! token limit is asked again; junk numbers never panic; a failing backend is
+//! reported; violations of a refused note reach the repair prompt.
+
+mod llm_support;
+
+use cantus_framework::{
+    Domain, ModelError, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, Violation,
+};
+use cantus_music::Time;
+use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::spec::Spec;
+use cantus_twelve_tone::{Blueprint, Location, ToneEvent, ToneState, TwelveTone};
+use llm_support::{Scripted, Step};
+use std::sync::Arc;
+
+fn small_spec(voices: usize) -> Spec {
+    let mut spec = Spec::with_voice_count(voices);
+    spec.bars = 8;
+    spec.section_bars = 4;
+    spec
+}
+
+fn planned(voices: usize, seed: u64) -> (Blueprint, ToneState) {
+    let plan = Blueprint::new(&small_spec(voices), seed).expect("plans");
+    let mut state = ToneState::new(Arc::new(plan.clone()));
+    TwelveTone.begin_section(&mut state, &plan.sections[0]);
+    (plan, state)
+}
+
+fn proposer(backend: &Arc<Scripted>, options: LlmOptions) -> LlmProposer {
+    LlmProposer::new(backend.clone(), options)
+}
+
+async fn ask(
+    p: &LlmProposer,
+    plan: &Blueprint,
+    state: &ToneState,
+    kind: RequestKind<'_, TwelveTone>,
+    feedback: &[String],
+) -> Result<Proposal<ToneEvent>, ProposerError> {
+    p.propose(ProposalRequest {
+        kind,
+        spec: plan,
+        plan: &plan.sections,
+        section_index: Some(0),
+        state,
+        summary: String::new(),
+        feedback,
+        attempt: 0,
+        seed: 7,
+    })
+    .await
+}
+
+/// Every voice's events state its section-0 form in order, one position each.
+fn assert_on_the_row(plan: &Blueprint, events: &[ToneEvent], voices: usize) {
+    for v in 0..voices {
+        let form = plan.sections[0].forms[v];
+        let pcs = plan.table.pcs(form);
+        let line: Vec<&ToneEvent> = events.iter().filter(|e| e.voice == v).collect();
+        assert_eq!(line.len(), 12, "voice {v} has all twelve notes");
+        for (i, e) in line.iter().enumerate() {
+            assert_eq!(e.tag.form, form);
+            assert_eq!(usize::from(e.tag.start), i);
+            assert_eq!(e.pitches.len(), 1);
+            assert_eq!(e.pitches[0] % 12, pcs[i], "voice {v} note {i}");
+            let section = &plan.sections[0];
+            assert!(e.onset >= section.start && e.end() <= section.end);
+        }
+        for pair in line.windows(2) {
+            assert!(pair[0].end() <= pair[1].onset, "notes of voice {v} overlap");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_correct_reply_becomes_tagged_events_with_cost_and_exchange() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(&backend, LlmOptions::default());
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("answers");
+    assert_on_the_row(&plan, &got.events, 2);
+    assert_eq!(backend.calls(), 1);
+    assert_eq!(got.cost.tokens_in, Some(100));
+    assert_eq!(got.cost.tokens_out, Some(40));
+    let ex = got.exchange.expect("an exchange is recorded");
+    assert_eq!((ex.backend.as_str(), ex.reasks), ("scripted", 0));
+    assert_eq!(ex.constraint, None);
+    assert_eq!(ex.constraint_honoured, None);
+    assert_eq!(ex.stop_reason.as_deref(), Some("stop"));
+    // The prompt states the row from the cursor and each voice's form.
+    let prompt = backend.prompt(0);
+    for v in 0..2 {
+        let form = plan.sections[0].forms[v].to_string();
+        assert!(
+            prompt.contains(&format!("{form} from position 1")),
+            "{prompt}"
+        );
+    }
+    assert!(prompt.contains("bars 1-4 of 4/4"), "{prompt}");
+}
+
+#[tokio::test]
+async fn prose_is_asked_again_then_refused_as_bad_output() {
+    let (plan, state) = planned(2, 3);
+    let prose = || Step::Text("Sure! Here is a lovely twelve-tone piece for you.".to_owned());
+    let backend = Arc::new(Scripted::new(vec![prose(), prose(), prose()]));
+    let p = proposer(&backend, LlmOptions::default());
+    let err = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect_err("prose is not music");
+    let ProposerError::BadOutput(message) = err else {
+        panic!("expected BadOutput, got {err:?}");
+    };
+    assert!(message.contains("3 replies"), "{message}");
+    assert!(
+        message.contains("no line starts with a voice name"),
+        "{message}"
+    );
+    assert_eq!(backend.calls(), 3, "two re-asks after the first reply");
+    assert!(!backend.prompt(0).contains("could not be used"));
+    assert!(
+        backend
+            .prompt(1)
+            .contains("your last answer could not be used: no line starts with a voice name")
+    );
+}
+
+#[tokio::test]
+async fn prose_then_a_good_reply_is_accepted_with_one_reask() {
+    let (plan, state) = planned(2, 5);
+    let backend = Arc::new(Scripted::new(vec![Step::Text("I cannot do that.".into())]));
+    let p = proposer(&backend, LlmOptions::default());
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("second reply reads");
+    assert_on_the_row(&plan, &got.events, 2);
+    assert_eq!(got.exchange.unwrap().reasks, 1);
+    assert_eq!(
+        got.cost.tokens_in,
+        Some(200),
+        "tokens of both calls are counted"
+    );
+}
+
+#[tokio::test]
+async fn a_reply_cut_off_at_the_token_limit_is_asked_again() {
+    let (plan, state) = planned(2, 3);
+    // A first answer cut in the middle of the second voice's line.
+    let full = {
+        let probe = Arc::new(Scripted::oracle());
+        let p = proposer(&probe, LlmOptions::default());
+        ask(&p, &plan, &state, RequestKind::Section, &[])
+            .await
+            .unwrap();
+        llm_support::oracle(&probe.requests.lock().unwrap()[0], None)
+    };
+    let cut: String = full.chars().take(full.len() * 3 / 4).collect();
+    let backend = Arc::new(Scripted::new(vec![Step::Truncated(cut)]));
+    let p = proposer(&backend, LlmOptions::default());
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("re-asked");
+    assert_eq!(backend.calls(), 2);
+    let second = backend.prompt(1);
+    assert!(second.contains("cut off at the token limit"), "{second}");
+    assert!(second.contains("notes short"), "{second}");
+    assert_on_the_row(&plan, &got.events, 2);
+
+    // With no re-asks left, the readable prefix is returned as it is, short.
+    let backend = Arc::new(Scripted::new(vec![Step::Truncated(
+        full.chars().take(full.len() * 3 / 4).collect(),
+    )]));
+    let p = proposer(
+        &backend,
+        LlmOptions {
+            reasks: 0,
+            ..LlmOptions::default()
+        },
+    );
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("a short answer");
+    assert_eq!(got.events.iter().filter(|e| e.voice == 0).count(), 12);
+    let second_voice = got.events.iter().filter(|e| e.voice == 1).count();
+    assert!(
+        second_voice < 12,
+        "the cut line stays short ({second_voice})"
+    );
+    assert_eq!(got.exchange.unwrap().stop_reason.as_deref(), Some("length"));
+}
+
+#[tokio::test]
+async fn junk_numbers_and_notes_outside_the_section_never_panic() {
+    let (plan, state) = planned(2, 3);
+    let names: Vec<String> = plan.limits.voices.iter().map(|v| v.name.clone()).collect();
+    let junk = format!(
+        "{a}: C4@99999999999999999999999>3 C4@1>0 E4@65>2 Zq@1>1 C4@-3>2 E4@1>999999999999 \
+         C#4@1>4 D#4@5>4 C99@9>1\n\
+         {b}: {}\n",
+        "C3@1>1 ".repeat(40),
+        a = names[0],
+        b = names[1],
+    );
+    let backend = Arc::new(Scripted::new(vec![
+        Step::Text(junk.clone()),
+        Step::Text(junk.clone()),
+        Step::Text(junk),
+    ]));
+    let p = proposer(&backend, LlmOptions::default());
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("readable");
+    let section = &plan.sections[0];
+    for e in &got.events {
+        assert!(e.onset >= section.start && e.onset < section.end, "{e:?}");
+        assert!(
+            e.end() <= section.end && e.duration > Time::from_integer(0),
+            "{e:?}"
+        );
+        assert!(e.tag.end() <= 12);
+    }
+    // Each voice claims at most its twelve positions; the extra notes were refused.
+    for v in 0..2 {
+        assert!(got.events.iter().filter(|e| e.voice == v).count() <= 12);
+    }
+    // The short first voice was asked again, with what went wrong.
+    assert_eq!(backend.calls(), 3);
+    let prompt = backend.prompt(1);
+    assert!(
+        prompt.contains("past the 12 pitch classes owed"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("notes short"), "{prompt}");
+}
+
+#[tokio::test]
+async fn a_failing_backend_is_reported_as_unavailable() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::new(vec![Step::Fail(ModelError::Timeout(
+        "no answer within 30 s".into(),
+    ))]));
+    let p = proposer(&backend, LlmOptions::default());
+    let err = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ProposerError::Unavailable("scripted: timed out: no answer within 30 s".into())
+    );
+}
+
+#[tokio::test]
+async fn a_patch_prompt_carries_the_violations_and_the_answer_keeps_the_tag() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(&backend, LlmOptions::default());
+    let section = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .unwrap();
+    let candidate = section.events[0].clone();
+    let violations = vec![Violation::hard(
+        "TT-COLLISION",
+        Location {
+            bar: 1,
+            voice: plan.limits.voices[0].name.clone(),
+            onset: candidate.onset,
+        },
+        "shares pitch class E with Bass",
+    )];
+    let kind = RequestKind::Patch {
+        candidate: &candidate,
+        violations: &violations,
+    };
+    let got = ask(&p, &plan, &state, kind, &[]).await.expect("a patch");
+    let prompt = backend.prompt(1);
+    assert!(prompt.contains("[TT-COLLISION]"), "{prompt}");
+    assert!(prompt.contains("This note was refused"), "{prompt}");
+    assert_eq!(got.events.len(), 1);
+    assert_eq!(got.events[0].tag, candidate.tag);
+    assert_eq!(got.events[0].pitches[0] % 12, candidate.pitches[0] % 12);
+}
+
+#[tokio::test]
+async fn a_rewrite_replaces_the_voice_segment_and_keeps_other_voices_pending() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(&backend, LlmOptions::default());
+    let section = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .unwrap();
+    let candidate = section.events[4].clone();
+    let pending: Vec<ToneEvent> = section.events[5..].to_vec();
+    let kind = RequestKind::Rewrite {
+        candidate: &candidate,
+        pending: &pending,
+        violations: &[],
+    };
+    let got = ask(&p, &plan, &state, kind, &[]).await.expect("a rewrite");
+    let own: Vec<&ToneEvent> = got.events.iter().filter(|e| e.voice == 0).collect();
+    assert_eq!(own.len(), 8, "positions 5..=12 of voice 0");
+    assert_eq!(own[0].tag.start, 4);
+    let others: Vec<&ToneEvent> = got.events.iter().filter(|e| e.voice == 1).collect();
+    assert_eq!(
+        others.len(),
+        12,
+        "the other voice's pending events are kept"
+    );
+    assert!(backend.prompt(1).contains("Rewrite"));
+}
+
+#[tokio::test]
+async fn a_reply_repeated_until_the_token_limit_is_read_once() {
+    let (plan, state) = planned(2, 3);
+    let once = {
+        let probe = Arc::new(Scripted::oracle());
+        let p = proposer(&probe, LlmOptions::default());
+        ask(&p, &plan, &state, RequestKind::Section, &[])
+            .await
+            .unwrap();
+        llm_support::oracle(&probe.requests.lock().unwrap()[0], None)
+    };
+    // What SmolLM2 does unconstrained: the answer again and again, cut off.
+    let repeated = format!("{once}Note: slots count from 1\n{once}{once}");
+    let cut: String = repeated.chars().take(repeated.len() - 7).collect();
+    let backend = Arc::new(Scripted::new(vec![Step::Truncated(cut)]));
+    let p = proposer(&backend, LlmOptions::default());
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("reads");
+    assert_eq!(
+        backend.calls(),
+        1,
+        "the first line of each voice is a complete answer"
+    );
+    assert_on_the_row(&plan, &got.events, 2);
+}
