@@ -1,0 +1,244 @@
+//! The model proposer: the same requests as the embedded proposer, answered by any
+//! [`ModelBackend`] (a local or hosted LLM, a replayed cassette) through the
+//! framework's model types, so the counterpoint domain uses the backends and the
+//! `cantus.toml` of the twelve-tone domain unchanged.
+//!
+//! The model is told the cantus, the mode, the notes accepted so far, the slots to
+//! fill and, for a patch, what the rejected note broke; it answers with note names
+//! (`A4 C#5`), optionally held to that form by a GBNF grammar. An unreadable answer
+//! is asked again (`reasks` times) and then reported as [`ProposerError::BadOutput`];
+//! every answer is judged by the verifier like any other proposal.
+
+use super::request_slots;
+use crate::domain::{Counterpoint, CpEvent};
+use crate::exercise::{Beat, Position};
+use cantus_framework::{
+    Constraint, Cost, Message, ModelBackend, ModelExchange, ModelRequest, Proposal,
+    ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
+};
+use cantus_music::{Letter, Spelling};
+use std::sync::Arc;
+
+/// A proposer backed by a language model.
+pub struct ModelProposer {
+    backend: Arc<dyn ModelBackend>,
+    /// `model:<backend name>`, for traces.
+    name: String,
+    /// Unreadable replies asked again per request.
+    pub reasks: u32,
+    /// Send a GBNF grammar for the answer.
+    pub constrained: bool,
+}
+
+impl ModelProposer {
+    /// A proposer asking `backend`, re-asking an unreadable reply `reasks` times.
+    pub fn new(backend: Arc<dyn ModelBackend>, reasks: u32, constrained: bool) -> Self {
+        ModelProposer {
+            name: format!("model:{}", backend.name()),
+            backend,
+            reasks,
+            constrained,
+        }
+    }
+}
+
+/// Reads a note name (`C#5`, `Bb3`, `e4`) as a MIDI number and its spelling.
+pub fn parse_note(token: &str) -> Option<(u8, Spelling)> {
+    let mut chars = token.chars();
+    let letter = Letter::from_char(chars.next()?)?;
+    let rest: String = chars.collect();
+    let accidentals = rest.chars().take_while(|c| *c == '#' || *c == 'b').count();
+    let alter: i32 = rest[..accidentals]
+        .chars()
+        .map(|c| if c == '#' { 1 } else { -1 })
+        .sum();
+    let octave: i32 = rest[accidentals..].parse().ok()?;
+    let midi = (octave + 1) * 12 + letter.pitch_class() + alter;
+    let midi = u8::try_from(midi).ok().filter(|&m| m <= 127)?;
+    let alter = i8::try_from(alter).ok().filter(|a| a.abs() <= 2)?;
+    Some((midi, Spelling { letter, alter }))
+}
+
+/// The GBNF grammar of an answer of `n` note names separated by spaces.
+fn grammar(n: usize) -> String {
+    let notes = vec!["note"; n.max(1)].join(" \" \" ");
+    format!("root ::= {notes}\nnote ::= [A-G] (\"#\" | \"b\")? [0-9]\n")
+}
+
+fn slot_name(bar: usize, beat: Beat) -> String {
+    match beat {
+        Beat::Down => format!("bar {} downbeat", bar + 1),
+        Beat::Up => format!("bar {} upbeat", bar + 1),
+    }
+}
+
+/// The prompt for `slots` of request `req`.
+fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> Vec<Message> {
+    let a = req.spec.as_ref();
+    let species = match a.species {
+        crate::exercise::Species::First => {
+            "first species (one whole note against each cantus note)"
+        }
+        crate::exercise::Species::Second => {
+            "second species (two half notes against each cantus note; one whole note in the last bar)"
+        }
+    };
+    let cantus: Vec<String> = a
+        .cantus
+        .notes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{}:{n}", i + 1))
+        .collect();
+    let mut user = format!(
+        "Write Fux {species}, counterpoint {} a {} cantus firmus.\nCantus (bar:note): {}\n{}\n",
+        a.position,
+        a.cantus.mode().map_or("modal", |m| m.as_str()),
+        cantus.join(" "),
+        req.summary
+    );
+    if let RequestKind::Patch {
+        candidate,
+        violations,
+    }
+    | RequestKind::Rewrite {
+        candidate,
+        violations,
+        ..
+    } = &req.kind
+    {
+        user.push_str(&format!(
+            "The note {} at {} was rejected: {}\n",
+            crate::pitch::Note {
+                midi: candidate.midi,
+                spelling: candidate.spelling
+            },
+            slot_name(candidate.bar, candidate.beat),
+            violations
+                .iter()
+                .map(|v| format!("[{}] {}", v.predicate, v.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    for f in req.feedback {
+        user.push_str(&format!("Last time: {f}\n"));
+    }
+    let names: Vec<String> = slots.iter().map(|&(b, beat)| slot_name(b, beat)).collect();
+    user.push_str(&format!(
+        "Give the counterpoint notes for: {}. Answer with exactly {} note names (like A4 C#5), separated by spaces, nothing else.",
+        names.join(", "),
+        slots.len()
+    ));
+    let voice = match a.position {
+        Position::Above => "the upper voice",
+        Position::Below => "the lower voice",
+    };
+    vec![
+        Message::system(format!(
+            "You are a strict teacher of Fux's species counterpoint writing {voice}. Consonances only on downbeats, \
+             perfect consonances reached by contrary or oblique motion, no parallel fifths or octaves, stepwise cadence."
+        )),
+        Message::user(user),
+    ]
+}
+
+/// The notes of a reply, if it names exactly `n`.
+fn read_reply(text: &str, n: usize) -> Option<Vec<(u8, Spelling)>> {
+    let notes: Vec<(u8, Spelling)> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(parse_note)
+        .collect::<Option<_>>()?;
+    (notes.len() == n).then_some(notes)
+}
+
+#[async_trait]
+impl Proposer<Counterpoint> for ModelProposer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn propose(
+        &self,
+        req: ProposalRequest<'_, Counterpoint>,
+    ) -> Result<Proposal<CpEvent>, ProposerError> {
+        let slots = request_slots(&req)?;
+        if slots.is_empty() {
+            return Ok(Proposal::new(Vec::new()));
+        }
+        let constraint = self
+            .constrained
+            .then(|| Constraint::Gbnf(grammar(slots.len())));
+        let mut request = ModelRequest::new(prompt(&req, &slots));
+        request.constraint = constraint.clone();
+        request.sampling.seed = Some(req.seed ^ u64::from(req.attempt));
+        request.context = serde_json::json!({
+            "domain": "counterpoint",
+            "request": req.kind.label(),
+            "slots": slots.iter().map(|&(b, beat)| slot_name(b, beat)).collect::<Vec<_>>(),
+        });
+        let mut cost = Cost::default();
+        let mut last = String::new();
+        for reask in 0..=self.reasks {
+            let reply = self
+                .backend
+                .complete(&request)
+                .await
+                .map_err(|e| ProposerError::Unavailable(e.to_string()))?;
+            cost.tokens_in = Some(cost.tokens_in.unwrap_or(0) + reply.usage.tokens_in.unwrap_or(0));
+            cost.tokens_out =
+                Some(cost.tokens_out.unwrap_or(0) + reply.usage.tokens_out.unwrap_or(0));
+            if let Some(notes) = read_reply(&reply.text, slots.len()) {
+                let mut exchange =
+                    ModelExchange::of(self.backend.name(), constraint.as_ref(), &reply);
+                exchange.reasks = reask;
+                exchange.constraint_honoured = constraint.as_ref().map(|_| true);
+                let events = slots
+                    .iter()
+                    .zip(notes)
+                    .map(|(&(bar, beat), (midi, spelling))| CpEvent {
+                        bar,
+                        beat,
+                        midi,
+                        spelling,
+                    })
+                    .collect();
+                return Ok(Proposal {
+                    events,
+                    cost,
+                    exchange: Some(exchange),
+                });
+            }
+            last = reply.text.chars().take(200).collect();
+            request.messages.push(Message::assistant(reply.text));
+            request.messages.push(Message::user(format!(
+                "That answer could not be read. Answer with exactly {} note names like A4 C#5, separated by spaces.",
+                slots.len()
+            )));
+        }
+        Err(ProposerError::BadOutput(format!(
+            "after {} re-asks the reply still did not name {} notes: {last:?}",
+            self.reasks,
+            slots.len()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn note_names() {
+        let (m, s) = parse_note("C#5").expect("note");
+        assert_eq!((m, s.letter, s.alter), (73, Letter::C, 1));
+        assert_eq!(parse_note("Bb3").map(|n| n.0), Some(58));
+        assert_eq!(parse_note("e4").map(|n| n.0), Some(64));
+        assert_eq!(parse_note("H4"), None);
+        assert_eq!(parse_note("C99"), None);
+        assert_eq!(read_reply("A4, C#5", 2).map(|v| v.len()), Some(2));
+        assert_eq!(read_reply("A4 C#5 D5", 2), None);
+        assert!(grammar(2).starts_with("root ::= note \" \" note"));
+    }
+}

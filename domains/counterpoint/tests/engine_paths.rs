@@ -1,0 +1,282 @@
+//! The engine paths of the counterpoint domain: a released exercise mutated into a
+//! parallel fifth is caught; the nearest-pitch rung and the proposer patch repair
+//! slips; a misplaced note is dropped and its bar replanned; the gate refuses an
+//! altered cantus and a broken rhythm; the crate depends on the framework and the
+//! score model only.
+
+use cantus_counterpoint::{
+    Assignment, Cantus, Counterpoint, CpEvent, EmbeddedProposer, ModeName, Position, ReadOptions,
+    Species, SpeciesGate, compose, judge_score, predicates, rungs,
+};
+use cantus_framework::{
+    AskProposer, Engine, Ladder, Outcome, PatchScope, Proposal, ProposalRequest, Proposer,
+    ProposerError, ReleaseGate, RequestKind, async_trait,
+};
+use cantus_music::{Pitch, Score};
+use std::sync::Arc;
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+fn released(a: Assignment, seed: u64) -> Score {
+    match block_on(compose(a, seed, &EmbeddedProposer)) {
+        Outcome::Released { artefact, .. } => artefact,
+        Outcome::Failure { diagnostics, .. } => panic!("not released: {diagnostics:#?}"),
+    }
+}
+
+fn counterpoint_voice(score: &mut Score) -> &mut cantus_music::Voice {
+    score
+        .voices
+        .iter_mut()
+        .find(|v| v.name == "Counterpoint")
+        .expect("a counterpoint voice")
+}
+
+/// Alters one counterpoint note of every released exercise so that it forms the
+/// same perfect interval with the cantus as the note before it: the gate reports
+/// FS-P-parallel-perfect at that bar.
+#[test]
+fn one_note_altered_into_parallel_perfect_is_caught() {
+    let mut caught = 0;
+    for mode in ModeName::ALL {
+        for position in [Position::Above, Position::Below] {
+            for species in [Species::First, Species::Second] {
+                let a = Assignment::new(Cantus::fux(mode), species, position);
+                let score = released(a, 11);
+                let (report, reading) =
+                    judge_score(&score, &ReadOptions::default()).expect("exercise");
+                assert!(report.passed);
+                let ex = &reading.exercise;
+                // A perfect vertical followed by a downbeat where the cantus moves.
+                let Some(i) = (0..ex.moments.len().saturating_sub(2)).find(|&i| {
+                    let h = ex.vertical(i);
+                    let next = ex.moments[i + 1];
+                    h.is_perfect()
+                        && h.semitones != 0
+                        && next.bar == ex.moments[i].bar + 1
+                        && next.cantus.midi != ex.moments[i].cantus.midi
+                }) else {
+                    continue;
+                };
+                let h = ex.vertical(i).semitones;
+                let next = ex.moments[i + 1];
+                let midi = match position {
+                    Position::Above => i32::from(next.cantus.midi) + h,
+                    Position::Below => i32::from(next.cantus.midi) - h,
+                };
+                let mut mutated = score.clone();
+                let onset = cantus_counterpoint::Exercise::onset(next.bar, next.beat);
+                let event = counterpoint_voice(&mut mutated)
+                    .events
+                    .iter_mut()
+                    .find(|e| e.onset == onset)
+                    .expect("the note to alter");
+                event.pitches = vec![Pitch::new(u8::try_from(midi).expect("in range"))];
+                let (report, _) = judge_score(&mutated, &ReadOptions::default()).expect("exercise");
+                let bars: Vec<u32> = report
+                    .hard()
+                    .filter(|v| v.predicate == "FS-P-parallel-perfect")
+                    .map(|v| v.location.bar)
+                    .collect();
+                assert!(
+                    bars.contains(&(next.bar as u32 + 1)),
+                    "{mode} {position} {species:?}: bar {} not caught: {:#?}",
+                    next.bar + 1,
+                    report.violations
+                );
+                assert!(!report.passed);
+                caught += 1;
+            }
+        }
+    }
+    assert!(
+        caught >= 20,
+        "only {caught} exercises had a place to mutate"
+    );
+}
+
+/// A proposer that answers like the embedded one but moves one note of one section
+/// by `shift` semitones (section requests only; patches come back clean).
+struct Slippy {
+    section: usize,
+    shift: i16,
+    /// Only on the first attempt (so a replan gets a clean answer).
+    first_attempt_only: bool,
+    /// Put the note on the upbeat of a first-species bar (a place, not a pitch, problem).
+    misplace: bool,
+}
+
+#[async_trait]
+impl Proposer<Counterpoint> for Slippy {
+    fn name(&self) -> &str {
+        "slippy"
+    }
+    async fn propose(
+        &self,
+        req: ProposalRequest<'_, Counterpoint>,
+    ) -> Result<Proposal<CpEvent>, ProposerError> {
+        let is_section = matches!(req.kind, RequestKind::Section);
+        let (index, attempt) = (req.section_index, req.attempt);
+        let mut p = EmbeddedProposer.propose(req).await?;
+        if is_section
+            && index == Some(self.section)
+            && !(self.first_attempt_only && attempt > 0)
+            && let Some(e) = p.events.first_mut()
+        {
+            let midi = (i16::from(e.midi) + self.shift).clamp(0, 127) as u8;
+            e.midi = midi;
+            e.spelling = cantus_music::Spelling::sharp_default(midi % 12);
+            if self.misplace {
+                e.beat = cantus_counterpoint::Beat::Up;
+            }
+        }
+        Ok(p)
+    }
+}
+
+fn dorian_first() -> Assignment {
+    Assignment::new(
+        Cantus::fux(ModeName::Dorian),
+        Species::First,
+        Position::Above,
+    )
+}
+
+#[test]
+fn nearest_pitch_rung_repairs_a_slip() {
+    let slippy = Slippy {
+        section: 4,
+        shift: 1,
+        first_attempt_only: false,
+        misplace: false,
+    };
+    let outcome = block_on(compose(dorian_first(), 3, &slippy));
+    let Outcome::Released { trace, .. } = outcome else {
+        panic!("released")
+    };
+    assert_eq!(
+        trace.totals.repairs_by_rung.get("nearest-pitch"),
+        Some(&1),
+        "{:?}",
+        trace.totals
+    );
+    assert_eq!(trace.totals.dropped, 0);
+}
+
+#[test]
+fn proposer_patch_repairs_when_it_is_the_only_rung() {
+    let a = dorian_first();
+    let engine = Engine::new(
+        Counterpoint,
+        predicates::verifier(a.species),
+        Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event)),
+        SpeciesGate::for_assignment(&a),
+    )
+    .with_budget(cantus_counterpoint::compose::budget());
+    let slippy = Slippy {
+        section: 2,
+        shift: 1,
+        first_attempt_only: false,
+        misplace: false,
+    };
+    let outcome = block_on(engine.run(&Arc::new(a), &slippy, 5));
+    let Outcome::Released { trace, .. } = outcome else {
+        panic!("released")
+    };
+    assert_eq!(
+        trace.totals.repairs_by_rung.get("proposer-patch"),
+        Some(&1),
+        "{:?}",
+        trace.totals
+    );
+}
+
+#[test]
+fn a_misplaced_note_is_dropped_and_its_bar_replanned() {
+    let slippy = Slippy {
+        section: 3,
+        shift: 0,
+        first_attempt_only: true,
+        misplace: true,
+    };
+    let outcome = block_on(compose(dorian_first(), 3, &slippy));
+    let Outcome::Released { trace, .. } = outcome else {
+        panic!("released")
+    };
+    assert_eq!(trace.totals.dropped, 1, "{:?}", trace.totals);
+    assert_eq!(trace.totals.replans, 1);
+    assert_eq!(
+        rungs::ladder().names(),
+        vec!["nearest-pitch", "proposer-patch"]
+    );
+}
+
+#[test]
+fn the_gate_refuses_an_altered_cantus_and_a_broken_rhythm() {
+    let a = dorian_first();
+    let gate = SpeciesGate::for_assignment(&a);
+    let score = released(a, 2);
+    assert!(gate.judge(&score).passed);
+    let mut altered = score.clone();
+    let cantus = altered
+        .voices
+        .iter_mut()
+        .find(|v| v.name == "Cantus")
+        .expect("cantus");
+    cantus.events[4].pitches = vec![Pitch::new(cantus.events[4].pitches[0].midi + 2)];
+    let report = gate.judge(&altered);
+    let first = &report.violations[0];
+    assert_eq!(
+        (first.predicate.as_str(), first.location.bar),
+        ("SP-cantus", 5)
+    );
+    // A half note in first species.
+    let mut halved = score.clone();
+    let cp = counterpoint_voice(&mut halved);
+    cp.events[6].duration /= 2;
+    let report = gate.judge(&halved);
+    let rhythm: Vec<u32> = report
+        .hard()
+        .filter(|v| v.predicate == "SP-rhythm")
+        .map(|v| v.location.bar)
+        .collect();
+    assert_eq!(rhythm, vec![7]);
+    // Not an exercise at all: one voice. The gate reports it rather than panicking.
+    let mut lonely = score;
+    lonely.voices.retain(|v| v.name == "Cantus");
+    let report = gate.judge(&lonely);
+    assert!(!report.passed);
+    assert_eq!(report.violations[0].predicate, "SP-structure");
+}
+
+/// The crate's dependencies: the framework, the score model and general crates only.
+#[test]
+fn depends_on_framework_and_music_only() {
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("manifest");
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("a [dependencies] table");
+    let names: Vec<&str> = deps
+        .lines()
+        .filter_map(|l| l.split(['=', '.']).next().map(str::trim))
+        .filter(|n| !n.is_empty() && !n.starts_with('#'))
+        .collect();
+    let cantus: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("cantus"))
+        .collect();
+    assert_eq!(cantus, ["cantus-framework", "cantus-music"]);
+    let general = ["serde", "serde_json", "thiserror", "fastrand"];
+    for n in names.iter().filter(|n| !n.starts_with("cantus")) {
+        assert!(general.contains(n), "unexpected dependency {n}");
+    }
+}
