@@ -1,0 +1,91 @@
+//! Reading a score file into a measurable [`Layout`], for the command line and
+//! for calibration over directories.
+//!
+//! Grammar text is first checked by Cantus's own reader (strict, or lenient on
+//! request), so bad input gets its file, line, column and rule; the text is then
+//! laid out as the original reads it. Other formats go through
+//! [`cantus_music::format::read_path`] and are laid out as the original's encoder
+//! would write them.
+
+use crate::song::{Layout, LayoutError};
+use cantus_music::format::{self, Format, FormatError};
+use cantus_music::grammar;
+use std::path::{Path, PathBuf};
+
+/// A file ready to measure.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The piece laid out as the original measures it.
+    pub layout: Layout,
+    /// What a lenient read skipped or guessed.
+    pub warnings: Vec<String>,
+}
+
+/// Why a file cannot be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The reader refused the file (the message names file, line and column).
+    #[error("{0}")]
+    Format(#[from] FormatError),
+    /// The piece cannot be laid out.
+    #[error("{path}: {source}")]
+    Layout {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: LayoutError,
+    },
+}
+
+/// Reads and lays out one score file.
+pub fn load(path: &Path, lenient: bool) -> Result<Loaded, LoadError> {
+    let layout_err = |source| LoadError::Layout {
+        path: path.to_owned(),
+        source,
+    };
+    match Format::from_path(path)? {
+        Format::Grammar => {
+            let text = std::fs::read_to_string(path).map_err(|source| FormatError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            let opts = grammar::ParseOptions {
+                source_name: Some(path.display().to_string()),
+                lenient,
+            };
+            let parsed = grammar::parse(&text, &opts).map_err(FormatError::Grammar)?;
+            Ok(Loaded {
+                layout: Layout::from_text(&text).map_err(layout_err)?,
+                warnings: parsed.warnings.iter().map(ToString::to_string).collect(),
+            })
+        }
+        _ => {
+            let loaded = format::read_path(path, lenient)?;
+            Ok(Loaded {
+                layout: Layout::from_score(&loaded.score).map_err(layout_err)?,
+                warnings: loaded.warnings,
+            })
+        }
+    }
+}
+
+/// Every readable score file under `dir` (recursively), sorted.
+pub fn score_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                Format::from_path(&path),
+                Ok(Format::Grammar | Format::Midi | Format::MusicXml)
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
