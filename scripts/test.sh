@@ -26,6 +26,22 @@ if ! ./scripts/install-music-tools.sh; then
     fi
     echo "music tools not installed: LilyPond and music21 checks will say SKIPPED"
 fi
+# A real small model (llama.cpp's server with SmolLM2-135M, built once into ~/.cache/cantus)
+# serves the tests of the OpenAI-compatible path and of the LLM proposers. Set
+# CANTUS_LOCAL_MODEL_URL to use a server you already run; CANTUS_SKIP_MODEL=1 skips it (those
+# tests then say SKIPPED), unless CANTUS_REQUIRE_MODEL=1 (CI sets it).
+if [ -z "${CANTUS_LOCAL_MODEL_URL:-}" ] && [ "${CANTUS_SKIP_MODEL:-}" != "1" ]; then
+    if url="$(./scripts/local-model.sh start)"; then
+        export CANTUS_LOCAL_MODEL_URL="$url"
+        trap './scripts/local-model.sh stop' EXIT
+        echo "local model: $url"
+    elif [ "${CANTUS_REQUIRE_MODEL:-}" = "1" ]; then
+        echo "error: the local model is required (CANTUS_REQUIRE_MODEL=1) but could not be started" >&2
+        exit 1
+    else
+        echo "local model: not available (real-model tests will say SKIPPED)"
+    fi
+fi
 # Property tests run with one fixed seed so a run is reproducible; set
 # PROPTEST_RNG_SEED to explore others (a failure prints its minimal input).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261130}"

@@ -2,30 +2,39 @@
 
 use super::outputs::{Written, write_outputs};
 use super::{Exit, bad_input, runtime, summary};
-use cantus_framework::Progress;
-use cantus_twelve_tone::EmbeddedProposer;
+use cantus_framework::{Budget, Progress, Proposer};
 use cantus_twelve_tone::compose::{budget, compose};
 use cantus_twelve_tone::gate::GateMode;
+use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
 use cantus_twelve_tone::spec::{CompiledBrief, Repetition, Spec, compile_brief};
+use cantus_twelve_tone::{EmbeddedProposer, TwelveTone};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// Rule domain: `twelve-tone` (the default) or `counterpoint` (Fux species).
+    #[arg(long, default_value = "twelve-tone")]
+    pub domain: super::DomainName,
     /// What to write, in English: "a 16-bar trio in 3/4 at 72 bpm on Webern's Op. 21 row, with a canon between the outer voices".
-    #[arg(long, conflicts_with = "spec", required_unless_present = "spec")]
+    #[arg(long, conflicts_with = "spec")]
     brief: Option<String>,
     /// A spec file (TOML) instead of a brief; see examples/specs/.
     #[arg(long)]
     spec: Option<PathBuf>,
     /// Seed for the plan and the proposer: the same seed gives the same piece.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Release gate: strict re-derives row labels from the pitches; relaxed trusts the tags.
-    #[arg(long, default_value = "strict")]
-    gate: GateMode,
+    pub seed: u64,
+    /// Release gate: strict (the default, or `[gate] mode` of --config) re-derives row
+    /// labels from the pitches; relaxed trusts the tags.
+    #[arg(long)]
+    gate: Option<GateMode>,
     /// Output directory.
     #[arg(long, default_value = "out")]
-    out: PathBuf,
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub counterpoint: super::counterpoint::ComposeArgs,
+    #[command(flatten)]
+    pub model: super::model::ModelArgs,
 }
 
 /// The spec, and the brief it came from if any.
@@ -36,17 +45,30 @@ fn load_spec(args: &Args) -> Result<(Spec, Option<CompiledBrief>), String> {
             Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
         return Ok((spec, None));
     }
-    let brief = args.brief.as_deref().unwrap_or_default();
+    let Some(brief) = args.brief.as_deref() else {
+        return Err("give --brief \"…\" or --spec FILE".into());
+    };
     let compiled = compile_brief(brief).map_err(|e| e.to_string())?;
     Ok((compiled.spec.clone(), Some(compiled)))
 }
 
 pub fn run(args: Args) -> Exit {
+    if args.domain == super::DomainName::Counterpoint {
+        return super::counterpoint::compose(&args);
+    }
     let (spec, brief) = match load_spec(&args) {
         Ok(s) => s,
         Err(e) => return bad_input(e),
     };
-    if matches!(spec.repetition, Repetition::Tremolo { .. }) && args.gate == GateMode::Strict {
+    let configured = match super::model::backend(&args.model) {
+        Ok(c) => c,
+        Err(e) => return bad_input(e),
+    };
+    let gate_mode = match gate_mode(&args, configured.as_ref().map(|(c, _)| c)) {
+        Ok(g) => g,
+        Err(e) => return bad_input(e),
+    };
+    if matches!(spec.repetition, Repetition::Tremolo { .. }) && gate_mode == GateMode::Strict {
         eprintln!(
             "note: the strict gate never allows an immediate repetition; the spec's tremolo \
              allowance applies only with --gate relaxed"
@@ -63,6 +85,20 @@ pub fn run(args: Args) -> Exit {
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         return bad_input(format!("{}: {e}", args.out.display()));
     }
+    let (proposer, budget): (Box<dyn Proposer<TwelveTone>>, Budget) = match &configured {
+        None => (Box::new(EmbeddedProposer), budget()),
+        Some((config, backend)) if args.model.raw => {
+            let options = llm_options(config, &args.model);
+            return super::raw::run(&args.out, &spec, args.seed, backend.as_ref(), &options);
+        }
+        Some((config, backend)) => (
+            Box::new(LlmProposer::new(
+                backend.clone(),
+                llm_options(config, &args.model),
+            )),
+            harness_budget(&config.harness),
+        ),
+    };
     let bar = progress_bar();
     let progress = bar.clone().map(|bar| {
         Box::new(move |p: Progress| {
@@ -72,13 +108,12 @@ pub fn run(args: Args) -> Exit {
             }
         }) as Box<dyn Fn(Progress) + Send + Sync>
     });
-    let proposer = EmbeddedProposer;
     let composed = runtime().block_on(compose(
         &spec,
         args.seed,
-        args.gate,
-        &proposer,
-        budget(),
+        gate_mode,
+        proposer.as_ref(),
+        budget,
         progress,
     ));
     if let Some(bar) = bar {
@@ -138,6 +173,48 @@ pub fn run(args: Args) -> Exit {
     } else {
         Exit::Failed
     }
+}
+
+/// `--gate`, else the config's `[gate] mode`, else strict.
+fn gate_mode(args: &Args, config: Option<&cantus_backend::Config>) -> Result<GateMode, String> {
+    if let Some(mode) = args.gate {
+        return Ok(mode);
+    }
+    match config {
+        Some(c) => c.gate.mode.parse().map_err(|e| format!("[gate] mode: {e}")),
+        None => Ok(GateMode::Strict),
+    }
+}
+
+/// How the LLM proposer asks, from `[backend]`, `[harness]` and the flags.
+fn llm_options(config: &cantus_backend::Config, flags: &super::model::ModelArgs) -> LlmOptions {
+    let defaults = LlmOptions::default();
+    LlmOptions {
+        constrained: flags.constrained || config.harness.constrained,
+        json_schema: config.harness.json_schema,
+        reasks: config.harness.reasks,
+        temperature: config.backend.temperature,
+        seed: config.backend.seed,
+        max_tokens: config.backend.max_tokens.or(defaults.max_tokens),
+    }
+}
+
+/// The twelve-tone budget with `[harness]` overrides.
+fn harness_budget(h: &cantus_backend::HarnessConfig) -> Budget {
+    let mut b = budget();
+    if let Some(n) = h.attempts_per_event {
+        b.attempts_per_event = n;
+    }
+    if let Some(n) = h.replans_per_section {
+        b.replans_per_section = n;
+    }
+    if let Some(n) = h.max_proposer_calls {
+        b.max_proposer_calls = Some(n);
+    }
+    if let Some(s) = h.deadline_s {
+        b.deadline = Some(std::time::Duration::from_secs_f64(s));
+    }
+    b
 }
 
 pub fn progress_bar() -> Option<indicatif::ProgressBar> {

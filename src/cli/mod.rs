@@ -14,10 +14,18 @@ macro_rules! say {
 use std::process::ExitCode;
 
 mod bank;
+mod calibrate;
+mod compare;
 mod compose;
 mod convert;
+mod counterpoint;
 mod example;
+mod fill;
+mod fingerprint;
+mod model;
 mod outputs;
+mod plugins;
+mod raw;
 mod rows;
 mod summary;
 mod verify;
@@ -44,6 +52,25 @@ enum Command {
     Rows(rows::Args),
     /// Run the tiny non-musical example domain (cycles over a small alphabet).
     Example(example::Args),
+    /// Print a piece's Libretto fingerprint: 29 structural axes, raw value and percentile.
+    Fingerprint(fingerprint::Args),
+    /// Compare two pieces: copy risk and fingerprint distance.
+    Compare(compare::Args),
+    /// Compute a calibration table (per-axis reference values) from a directory of scores.
+    Calibrate(calibrate::Args),
+    /// Fill a gap: propose the bars of a range so they pass the gates against their context.
+    Fill(fill::Args),
+    /// List the registered backends and proposers: built-in, dynamic and subprocess plugins.
+    Plugins(plugins::Args),
+}
+
+/// The rule domains `compose` and `verify` know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DomainName {
+    /// Serial (twelve-tone) composition.
+    TwelveTone,
+    /// Fux species counterpoint, first and second species, two voices.
+    Counterpoint,
 }
 
 /// How a command ended.
@@ -92,6 +119,11 @@ pub fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Example(args) => example::run(args),
+        Command::Fingerprint(args) => fingerprint::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
+        Command::Fill(args) => fill::run(args),
+        Command::Plugins(args) => plugins::run(args),
     };
     exit.into()
 }

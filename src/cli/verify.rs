@@ -12,8 +12,11 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// Rule domain: `twelve-tone` (the default) or `counterpoint` (Fux species).
+    #[arg(long, default_value = "twelve-tone")]
+    pub domain: super::DomainName,
     /// The piece: .txt (grammar), .mid or .musicxml.
-    file: PathBuf,
+    pub file: PathBuf,
     /// strict re-derives row labels from the pitches; relaxed trusts the row tags.
     #[arg(long, default_value = "strict")]
     mode: GateMode,
@@ -28,10 +31,12 @@ pub struct Args {
     row: Option<String>,
     /// Read a text-grammar file leniently (raw model output).
     #[arg(long)]
-    lenient: bool,
+    pub lenient: bool,
     /// Print a JSON object: passed, mode, violations [{predicate, bar, voice, onset, reason}], facts.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
+    #[command(flatten)]
+    pub counterpoint: super::counterpoint::VerifyArgs,
 }
 
 fn gate(args: &Args) -> Result<SerialGate, String> {
@@ -50,6 +55,9 @@ fn gate(args: &Args) -> Result<SerialGate, String> {
 }
 
 pub fn run(args: Args) -> Exit {
+    if args.domain == super::DomainName::Counterpoint {
+        return super::counterpoint::verify(&args);
+    }
     let gate = match gate(&args) {
         Ok(g) => g,
         Err(e) => return bad_input(e),
