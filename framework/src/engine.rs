@@ -202,7 +202,7 @@ impl<D: Domain> Engine<D> {
         let mut state = self.domain.initial_state(spec);
         for index in 0..plan.len() {
             if let Err(diag) = self
-                .fill_section(&mut run, spec, &plan, index, &mut state)
+                .fill_section(&mut run, spec, &plan, index, &mut state, &[])
                 .await
             {
                 let artefact = self.domain.finish(spec, state);
@@ -220,17 +220,19 @@ impl<D: Domain> Engine<D> {
     }
 
     /// Fills one section, replanning while too many events are dropped and the
-    /// replan budget lasts.
-    async fn fill_section(
+    /// replan budget lasts. `outer` is feedback from outside the section (a revise
+    /// round's musical feedback): every request of the section carries it first.
+    pub(crate) async fn fill_section(
         &self,
         run: &mut RunCtx<'_, D>,
         spec: &D::Spec,
         plan: &[D::Section],
         index: usize,
         state: &mut D::State,
+        outer: &[String],
     ) -> Result<(), Diagnostic<D::Location>> {
         let snapshot = state.clone();
-        let mut feedback: Vec<String> = Vec::new();
+        let mut feedback: Vec<String> = outer.to_vec();
         let mut replan = 0;
         loop {
             self.domain.begin_section(state, &plan[index]);
@@ -276,7 +278,7 @@ impl<D: Domain> Engine<D> {
             }
             run.totals.replans += 1;
             *state = snapshot.clone();
-            feedback = next_feedback;
+            feedback = outer.iter().cloned().chain(next_feedback).collect();
             replan += 1;
         }
     }

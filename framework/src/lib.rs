@@ -125,7 +125,7 @@ pub use model::{
 pub use predicate::{CheckContext, Predicate, Severity, Verdict, Verifier, Violation};
 pub use proposer::{Cost, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};
-pub use revise::{Assessment, Measure};
+pub use revise::{Assessment, Measure, Revise, ReviseMode};
 pub use trace::{
     CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, SectionRecord, Status,
     Step, Totals, Trace, TraceOf,

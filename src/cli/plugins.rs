@@ -33,10 +33,24 @@ pub fn built_in_proposers() -> Vec<PluginInfo> {
         origin: "built-in".into(),
         description: description.into(),
     };
-    vec![proposer(
-        "twelve-tone/embedded",
-        "seeded symbolic twelve-tone proposer: sections, patches, segment rewrites, whole pieces; no network",
-    )]
+    vec![
+        proposer(
+            "twelve-tone/embedded",
+            "seeded symbolic twelve-tone proposer: sections, patches, segment rewrites, whole pieces; no network",
+        ),
+        proposer(
+            "twelve-tone/llm",
+            "asks the configured model backend in the onset-slot grammar; optional GBNF/JSON-schema constrained decoding from the row cursor (compose --config)",
+        ),
+        proposer(
+            "counterpoint/embedded",
+            "seeded search for Fux first- and second-species lines against a cantus firmus; no network",
+        ),
+        proposer(
+            "counterpoint/llm",
+            "asks the configured model backend for a species line (compose --domain counterpoint --config)",
+        ),
+    ]
 }
 
 /// One line of the listing: a plugin, or one that could not be loaded.
