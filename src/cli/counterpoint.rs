@@ -13,7 +13,7 @@ use cantus_counterpoint::{
     Species, SpeciesGate, compose_with,
 };
 use cantus_framework::{GateReport, Outcome, Proposer, Severity};
-use cantus_music::format::{Format, read_path, render};
+use cantus_music::format::read_path;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -231,20 +231,9 @@ fn write_outputs(
         ),
     };
     if let Some(score) = score {
-        for format in [
-            Format::Grammar,
-            Format::MusicXml,
-            Format::LilyPond,
-            Format::Midi,
-        ] {
-            let path = out.join(format!("{prefix}.{}", format.extension()));
-            match render(score, format)
-                .and_then(|b| std::fs::write(&path, b).map_err(|e| e.to_string()))
-            {
-                Ok(()) => files.push(path.display().to_string()),
-                Err(e) => errors.push(format!("{}: {e}", path.display())),
-            }
-        }
+        let (written, failed) = super::outputs::write_score_files(out, prefix, score);
+        files.extend(written.iter().map(|p| p.display().to_string()));
+        errors.extend(failed);
     }
     let trace_path = out.join("trace.jsonl");
     match std::fs::File::create(&trace_path).and_then(|f| {

@@ -58,20 +58,9 @@ pub fn write_outputs(
         ),
     };
     if let Some(score) = score {
-        for format in [
-            Format::Grammar,
-            Format::MusicXml,
-            Format::LilyPond,
-            Format::Midi,
-        ] {
-            let path = out.join(format!("{prefix}.{}", format.extension()));
-            match render(score, format)
-                .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()))
-            {
-                Ok(()) => files.push(Ok(path)),
-                Err(e) => write_errors.push(format!("{}: {e}", path.display())),
-            }
-        }
+        let (written, errors) = write_score_files(out, prefix, score);
+        files.extend(written.into_iter().map(Ok));
+        write_errors.extend(errors);
     }
     for e in files.iter().filter_map(|f| f.as_ref().err()) {
         write_errors.push(e.clone());
@@ -128,6 +117,28 @@ pub fn write_outputs(
         spec_path,
         gate,
     }
+}
+
+/// Writes `score` as `{prefix}.txt`, `.musicxml`, `.ly` and `.mid` into `out`: the
+/// files written, and for each one that could not be, why.
+pub fn write_score_files(out: &Path, prefix: &str, score: &Score) -> (Vec<PathBuf>, Vec<String>) {
+    let mut written = Vec::new();
+    let mut errors = Vec::new();
+    for format in [
+        Format::Grammar,
+        Format::MusicXml,
+        Format::LilyPond,
+        Format::Midi,
+    ] {
+        let path = out.join(format!("{prefix}.{}", format.extension()));
+        match render(score, format)
+            .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()))
+        {
+            Ok(()) => written.push(path),
+            Err(e) => errors.push(format!("{}: {e}", path.display())),
+        }
+    }
+    (written, errors)
 }
 
 fn write_trace(

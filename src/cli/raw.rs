@@ -7,7 +7,6 @@
 use super::{Exit, bad_input, runtime};
 use cantus_framework::ModelBackend;
 use cantus_music::Score;
-use cantus_music::format::{Format, render};
 use cantus_twelve_tone::proposer::llm::LlmOptions;
 use cantus_twelve_tone::raw::{RawVerdict, compose_raw};
 use cantus_twelve_tone::spec::Spec;
@@ -37,15 +36,8 @@ pub fn run(
         _ => (None, ""),
     };
     if let Some(score) = score {
-        for format in [
-            Format::Grammar,
-            Format::MusicXml,
-            Format::LilyPond,
-            Format::Midi,
-        ] {
-            let path = out.join(format!("{prefix}.{}", format.extension()));
-            write(&path, render(score, format), &mut write_errors);
-        }
+        let (_, failed) = super::outputs::write_score_files(out, prefix, score);
+        write_errors.extend(failed);
     }
     let violations: Vec<_> = outcome
         .report()
