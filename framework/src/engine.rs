@@ -444,6 +444,21 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         }
     }
 
+    /// Ends the run in a failure although the gate's `report` may have passed (a
+    /// revise loop whose measure was never satisfied): the trace keeps the report.
+    pub(crate) fn fail_judged(
+        self,
+        diagnostics: Vec<Diagnostic<D::Location>>,
+        report: crate::gate::GateReport<D::Location>,
+        artefact: D::Artefact,
+    ) -> Outcome<D> {
+        Outcome::Failure {
+            diagnostics,
+            trace: self.trace(Some(report)),
+            artefact: Some(artefact),
+        }
+    }
+
     /// Judges the artefact and ends the run.
     pub(crate) fn conclude(self, gate: &dyn ReleaseGate<D>, artefact: D::Artefact) -> Outcome<D> {
         let report = gate.judge(&artefact);

@@ -59,6 +59,7 @@ pub enum ReviseMode {
 pub struct Revise {
     /// Rounds at most.
     pub rounds: u32,
+    /// Whole-artefact requests or full harness runs per round.
     pub mode: ReviseMode,
     /// Release only an artefact the measure accepted (`converged`); otherwise the best
     /// round ends in a failure naming the measure and its last feedback.
@@ -225,7 +226,7 @@ impl<D: Domain> Engine<D> {
                     .iter()
                     .map(|f| Diagnostic::engine_msg(format!("{}: {f}", measure.name()))),
             );
-            return run.fail(diagnostics, Some(b.artefact));
+            return run.fail_judged(diagnostics, b.report, b.artefact);
         }
         run.conclude_with(b.report, b.artefact)
     }

@@ -145,12 +145,16 @@ async fn an_artefact_the_measure_never_accepted_is_not_released() {
     let Outcome::Failure {
         diagnostics,
         artefact,
-        ..
+        trace,
     } = &outcome
     else {
         panic!("require_measure refuses an unaccepted artefact");
     };
     assert!(artefact.is_some(), "the best round is kept for inspection");
+    assert!(
+        trace.gate.as_ref().is_some_and(|g| g.passed),
+        "the trace keeps the gate's verdict: it passed, the measure did not"
+    );
     assert!(
         diagnostics[0]
             .reason
