@@ -31,6 +31,12 @@ pub struct Args {
     /// Output directory.
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+    /// Revise up to N rounds (N ≥ 1; twelve-tone only): each round runs the whole
+    /// harness, Libretto's degeneracy gate judges it against the serial reference, and
+    /// its feedback steers the next; only a piece passing both gates is released.
+    #[arg(long, value_name = "N", conflicts_with = "raw",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub revise: Option<u32>,
     #[command(flatten)]
     pub counterpoint: super::counterpoint::ComposeArgs,
     #[command(flatten)]
@@ -54,6 +60,9 @@ fn load_spec(args: &Args) -> Result<(Spec, Option<CompiledBrief>), String> {
 
 pub fn run(args: Args) -> Exit {
     if args.domain == super::DomainName::Counterpoint {
+        if args.revise.is_some() {
+            return bad_input("--revise works with --domain twelve-tone only");
+        }
         return super::counterpoint::compose(&args);
     }
     let (spec, brief) = match load_spec(&args) {
@@ -108,14 +117,25 @@ pub fn run(args: Args) -> Exit {
             }
         }) as Box<dyn Fn(Progress) + Send + Sync>
     });
-    let composed = runtime().block_on(compose(
-        &spec,
-        args.seed,
-        gate_mode,
-        proposer.as_ref(),
-        budget,
-        progress,
-    ));
+    let composed = match args.revise {
+        Some(rounds) => super::revise::compose(
+            &spec,
+            args.seed,
+            gate_mode,
+            proposer.as_ref(),
+            budget,
+            progress,
+            rounds,
+        ),
+        None => runtime().block_on(compose(
+            &spec,
+            args.seed,
+            gate_mode,
+            proposer.as_ref(),
+            budget,
+            progress,
+        )),
+    };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

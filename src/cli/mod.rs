@@ -26,6 +26,7 @@ mod model;
 mod outputs;
 mod plugins;
 mod raw;
+mod revise;
 mod rows;
 mod summary;
 mod verify;

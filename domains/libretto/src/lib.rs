@@ -14,6 +14,8 @@
 //! * [`load`]: score files → layouts, with the readers' diagnostics.
 //! * [`gates`]: degeneracy, copy risk, style fit, novelty; [`measure`]: all of
 //!   them as a [`cantus_framework::Measure`] for `Engine::revise`.
+//! * [`reference`](mod@reference): the serial reference table of Cantus's own pieces, shipped
+//!   for the twelve-tone domain's revise loop.
 #![forbid(unsafe_code)]
 
 pub mod axes;
@@ -25,6 +27,7 @@ pub mod gates;
 pub mod load;
 pub mod measure;
 pub mod numeric;
+pub mod reference;
 pub mod song;
 
 pub use axes::{AXIS_COUNT, Axis, Family};

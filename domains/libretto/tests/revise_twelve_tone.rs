@@ -1,32 +1,32 @@
-//! The generate–measure–revise loop on the twelve-tone domain: a proposer whose
-//! first whole piece is deliberately degenerate (every note stretched to four
-//! times its length: long held notes, a sparse texture) is raised by Libretto's
-//! degeneracy feedback to a piece that passes both the strict serial gate and
-//! the degeneracy gate.
+//! The generate–measure–revise loop on the twelve-tone domain, in harness mode:
+//! every round runs the full propose–verify–repair loop, so every round is
+//! rule-abiding, and Libretto's degeneracy gate (against the shipped serial
+//! reference) decides whether it is music.
 //!
-//! The proposer composes with the harness (the embedded proposer under the
-//! propose–verify–repair ladder) and stretches its notes until the feedback asks
-//! for shorter notes or more onsets: the revise loop's text is what changes it.
-//! The reference corpus is the style's own: released pieces of the embedded
-//! proposer on other seeds. Against the original's pop-song table every serial
-//! piece is extreme on its pitch-class axes by construction, which says nothing
-//! about degeneracy.
+//! The proposer wraps the embedded one and degenerates its section answers —
+//! the upper voices' notes joined into dyads, every line squeezed into one
+//! octave and re-timed onto the slowest even grid of whole, half or quarter
+//! bars that holds it, each note held until the next (long held notes, few
+//! onsets all on the beat, a static block texture) — until a section request's
+//! feedback asks for shorter notes or more onsets. Round 1 alone is the "specification gaming" the issue names: it
+//! passes the strict serial gate and fails the degeneracy gate. The revise loop's
+//! feedback is what changes it.
 
 use async_trait::async_trait;
 use cantus_framework::{
-    Entry, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind,
+    Entry, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, Revise,
+    RoundRecord,
 };
-use cantus_libretto::axes::RawAxes;
-use cantus_libretto::fingerprint::raw_axes;
-use cantus_libretto::{Calibration, Degeneracy, Layout, LibrettoMeasure};
+use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
 use cantus_music::{Score, Time};
-use cantus_twelve_tone::compose::{budget, compose, engine};
-use cantus_twelve_tone::gate::GateMode;
+use cantus_twelve_tone::compose::engine;
+use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::spec::compile_brief;
-use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Tag, ToneEvent, TwelveTone};
+use cantus_twelve_tone::{Blueprint, EmbeddedProposer, ToneEvent, TwelveTone};
 use std::sync::Arc;
 
 const BRIEF: &str = "A 16-bar quartet in 4/4 on Schoenberg's Op. 25 row";
+const SEED: u64 = 7;
 
 /// Whether revise feedback asks for shorter notes or more onsets.
 fn asks_for_motion(feedback: &[String]) -> bool {
@@ -36,7 +36,71 @@ fn asks_for_motion(feedback: &[String]) -> bool {
     })
 }
 
-/// Composes with the harness; holds every note four times as long until told not to.
+/// Re-times one voice's events onto the slowest grid of whole, half or quarter
+/// bars (from the section's start) that holds them all between the voice's
+/// first onset and the section's end, each note held until the next and the
+/// last until the section ends. A voice no such grid holds is left as it is.
+fn hold(events: &mut [ToneEvent], section_start: Time, section_end: Time, bar: Time) {
+    let Some(first) = events.first().map(|e| e.onset) else {
+        return;
+    };
+    let n = Time::from_integer(events.len() as i64);
+    for unit in [bar, bar / 2, bar / 4] {
+        let start = section_start + ((first - section_start) / unit).ceil() * unit;
+        if start + n * unit > section_end {
+            continue;
+        }
+        let count = events.len();
+        for (i, e) in events.iter_mut().enumerate() {
+            e.onset = start + Time::from_integer(i as i64) * unit;
+            e.duration = if i + 1 == count {
+                section_end - e.onset
+            } else {
+                unit
+            };
+        }
+        return;
+    }
+}
+
+/// Joins consecutive single notes of one row form into dyads (at most
+/// `max_chord` pitches): half as many onsets, each sounding longer.
+fn pair_up(line: Vec<ToneEvent>, max_chord: usize) -> Vec<ToneEvent> {
+    let mut out: Vec<ToneEvent> = Vec::with_capacity(line.len());
+    for e in line {
+        if let Some(last) = out.last_mut() {
+            let joins = last.tag.form == e.tag.form
+                && last.tag.end() == u16::from(e.tag.start)
+                && last.pitches.len() + e.pitches.len() <= max_chord.min(2)
+                && last.pitches.len() == 1;
+            if joins {
+                last.pitches.extend(e.pitches);
+                last.pitches.sort_unstable();
+                last.tag.len += e.tag.len;
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    out
+}
+
+/// Moves every pitch of an event into one octave of the voice's register (the
+/// octave around its middle): a melody that hardly moves.
+fn narrow(event: &mut ToneEvent, low: u8, high: u8) {
+    let middle = (u16::from(low) + u16::from(high)) / 2;
+    let floor = middle
+        .saturating_sub(6)
+        .clamp(u16::from(low), u16::from(high).saturating_sub(11));
+    for p in &mut event.pitches {
+        let up = (u16::from(*p) + 12 - floor % 12) % 12;
+        *p = u8::try_from(floor + up).unwrap_or(*p);
+    }
+    event.pitches.sort_unstable();
+}
+
+/// The embedded proposer, with its section answers held (see [`hold`]) until
+/// the feedback asks for motion; patches and rewrites pass through.
 struct HeldUntilTold;
 
 #[async_trait]
@@ -49,94 +113,39 @@ impl Proposer<TwelveTone> for HeldUntilTold {
         &self,
         request: ProposalRequest<'_, TwelveTone>,
     ) -> Result<Proposal<ToneEvent>, ProposerError> {
-        if !matches!(request.kind, RequestKind::Whole) {
-            return EmbeddedProposer.propose(request).await;
-        }
-        let stretch = if asks_for_motion(request.feedback) {
-            1
-        } else {
-            4
+        let section = match (&request.kind, request.section()) {
+            (RequestKind::Section, Some(s)) if !asks_for_motion(request.feedback) => s.clone(),
+            _ => return EmbeddedProposer.propose(request).await,
         };
-        let plan = Arc::new(request.spec.clone());
-        let run_seed = request.seed + u64::from(request.attempt);
-        let outcome = engine(plan.clone(), GateMode::Strict)
-            .run(&plan, &EmbeddedProposer, run_seed)
-            .await;
-        let Outcome::Released { artefact, .. } = outcome else {
-            return Err(ProposerError::BadOutput(
-                "the harness did not release a piece".into(),
-            ));
-        };
-        let mut events = Vec::new();
-        for (voice, v) in artefact.voices.iter().enumerate() {
-            for e in &v.events {
-                let tag: Tag = e
-                    .tag
-                    .as_deref()
-                    .and_then(|t| t.parse().ok())
-                    .ok_or_else(|| {
-                        ProposerError::BadOutput("a released event without a row tag".into())
-                    })?;
-                events.push(ToneEvent {
-                    voice,
-                    onset: e.onset * Time::from_integer(stretch),
-                    duration: e.duration * Time::from_integer(stretch),
-                    pitches: e.pitches.iter().map(|p| p.midi).collect(),
-                    tag,
-                });
+        let registers = request.spec.limits.voices.clone();
+        let max_chord = usize::from(request.spec.limits.max_chord);
+        let mut proposal = EmbeddedProposer.propose(request).await?;
+        let mut held = Vec::with_capacity(proposal.events.len());
+        for (voice, register) in registers.iter().enumerate() {
+            let mut line: Vec<ToneEvent> = proposal
+                .events
+                .iter()
+                .filter(|e| e.voice == voice)
+                .cloned()
+                .collect();
+            line.sort_by_key(|e| e.onset);
+            // The upper two voices in dyads: at most 2 × 2 + 2 pitches sound at once.
+            if voice < 2 {
+                line = pair_up(line, max_chord);
             }
+            for e in &mut line {
+                narrow(e, register.low, register.high);
+            }
+            hold(&mut line, section.start, section.end, section.bar_length());
+            held.extend(line);
         }
-        Ok(Proposal::new(events))
+        proposal.events = held;
+        Ok(proposal)
     }
 }
 
-/// Raw axes of released embedded pieces of the same brief on other seeds.
-fn reference_pieces(rt: &tokio::runtime::Runtime) -> Vec<RawAxes> {
-    let spec = compile_brief(BRIEF).unwrap().spec;
-    let mut pieces = Vec::new();
-    for seed in 100..140 {
-        let c = rt
-            .block_on(compose(
-                &spec,
-                seed,
-                GateMode::Strict,
-                &EmbeddedProposer,
-                budget(),
-                None,
-            ))
-            .unwrap();
-        if let Outcome::Released { artefact, .. } = &c.outcome {
-            pieces.push(raw_axes(&Layout::from_score(artefact).unwrap()).unwrap());
-        }
-    }
-    assert!(
-        pieces.len() >= 30,
-        "enough reference pieces: {}",
-        pieces.len()
-    );
-    pieces
-}
-
-#[test]
-fn revise_raises_a_degenerate_piece_past_both_gates() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let pieces = reference_pieces(&rt);
-    let table = Calibration::from_pieces("embedded twelve-tone quartets", &pieces);
-    let degeneracy = Degeneracy::calibrated(&table, &pieces);
-    let spec = compile_brief(BRIEF).unwrap().spec;
-    let seed = 7;
-    let plan = Arc::new(Blueprint::new(&spec, seed).unwrap());
-    let measure = LibrettoMeasure::new(|s: &Score| s.clone(), table).with_degeneracy(degeneracy);
-    let outcome = rt.block_on(engine(plan.clone(), GateMode::Strict).revise(
-        &plan,
-        &HeldUntilTold,
-        &measure,
-        seed,
-        4,
-    ));
-    let rounds: Vec<_> = outcome
+fn rounds(outcome: &Outcome<TwelveTone>) -> Vec<RoundRecord> {
+    outcome
         .trace()
         .entries
         .iter()
@@ -144,10 +153,82 @@ fn revise_raises_a_degenerate_piece_past_both_gates() {
             Entry::Round(r) => Some(r.clone()),
             _ => None,
         })
-        .collect();
-    // Round 1 is the held piece: the degeneracy gate fails it and says why.
+        .collect()
+}
+
+struct Setup {
+    rt: tokio::runtime::Runtime,
+    plan: Arc<Blueprint>,
+    measure: LibrettoMeasure<fn(&Score) -> Score>,
+}
+
+fn setup() -> Setup {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let spec = compile_brief(BRIEF).unwrap().spec;
+    let plan = Arc::new(Blueprint::new(&spec, SEED).unwrap());
+    let view: fn(&Score) -> Score = Score::clone;
+    let measure = LibrettoMeasure::new(view, Calibration::serial().clone())
+        .with_degeneracy(Degeneracy::serial());
+    Setup { rt, plan, measure }
+}
+
+fn revise(s: &Setup, rounds: u32) -> Outcome<TwelveTone> {
+    s.rt.block_on(engine(s.plan.clone(), GateMode::Strict).revise_with(
+        &s.plan,
+        &HeldUntilTold,
+        &s.measure,
+        SEED,
+        Revise::harness(rounds),
+    ))
+}
+
+#[test]
+fn round_one_alone_games_the_strict_gate() {
+    let s = setup();
+    let outcome = revise(&s, 1);
+    let rounds = rounds(&outcome);
+    assert_eq!(rounds.len(), 1, "{rounds:#?}");
+    assert!(rounds[0].gate_passed && !rounds[0].converged, "{rounds:#?}");
+    // Not released: the measure never accepted it. The failure keeps the piece.
+    let Outcome::Failure {
+        artefact: Some(held),
+        diagnostics,
+        ..
+    } = &outcome
+    else {
+        panic!("round 1 alone must not release: {rounds:#?}");
+    };
+    let said: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+    assert!(
+        said.iter()
+            .any(|d| d.contains("measure `libretto` not satisfied")),
+        "{said:#?}"
+    );
+    // The held piece passes the strict serial gate on its own…
+    let gate = SerialGate::for_plan(s.plan.clone(), GateMode::Strict);
+    let report = cantus_framework::ReleaseGate::judge(&gate, held);
+    assert!(report.passed, "{:#?}", report.hard().collect::<Vec<_>>());
+    // …and fails the degeneracy gate: long held notes, few onsets.
+    let verdict = s.measure.report(held);
+    let degeneracy = &verdict.gates[0];
+    assert_eq!(degeneracy.gate, "LIB-DEGENERACY");
+    assert!(!degeneracy.passed, "{degeneracy:#?}");
+    let fp = verdict.fingerprint.expect("the held piece sounds");
+    let mean_dur = fp.get(cantus_libretto::Axis::RhyMeanDurBeats);
+    assert!(mean_dur.percentile >= 95, "{mean_dur:?}");
+}
+
+#[test]
+fn revise_raises_a_degenerate_piece_past_both_gates() {
+    let s = setup();
+    let outcome = revise(&s, 4);
+    let rounds = rounds(&outcome);
+    // Round 1 is the held piece: legal, but the degeneracy gate fails it and says why.
     let first = &rounds[0];
-    assert!(first.score > 0.0 && !first.converged, "{first:#?}");
+    assert!(first.gate_passed && !first.converged, "{first:#?}");
+    assert!(first.score > 0.0);
     assert!(asks_for_motion(&first.feedback), "{:#?}", first.feedback);
     // Round 2 follows the feedback and converges.
     assert_eq!(rounds.len(), 2, "{rounds:#?}");
@@ -156,13 +237,16 @@ fn revise_raises_a_degenerate_piece_past_both_gates() {
         panic!("the loop releases a piece: {rounds:#?}");
     };
     // Released means the strict serial gate passed; the degeneracy gate passes too.
-    let report = measure.report(artefact);
+    let report = s.measure.report(artefact);
     assert!(report.gates.iter().all(|g| g.passed), "{:?}", report.gates);
-    // The feedback the degenerate round produced (Libretto's lines), reviewed.
-    let libretto: Vec<&String> = first
-        .feedback
+    // Every round ran the harness: its section requests are in the trace.
+    let sections = outcome
+        .trace()
+        .entries
         .iter()
-        .filter(|l| !l.starts_with("fix [") && !l.starts_with("… and"))
-        .collect();
-    insta::assert_json_snapshot!("degenerate_round_feedback", libretto);
+        .filter(|e| matches!(e, Entry::Section(_)))
+        .count();
+    assert!(sections >= 2 * s.plan.sections.len(), "{sections}");
+    // The feedback the degenerate round produced (Libretto's lines), reviewed.
+    insta::assert_json_snapshot!("degenerate_round_feedback", first.feedback);
 }
