@@ -3,9 +3,14 @@
 
 It proves that a proposer can be written in any language: Cantus starts this script,
 speaks JSON lines over its stdin/stdout (see plugins/README.md), and reads its replies
-as it would a model's. It answers every request with one bar in the onset-slot grammar,
-decided only by the request's `context`, following exactly the rules (and messages) of
-the Rust example, plugins/example-dylib/src/phrase.rs.
+as it would a model's. Its answers are decided only by the request's `context`,
+following exactly the rules (and messages) of the Rust example:
+
+* `context.domain == "twelve-tone"` (the twelve-tone LLM proposer's section, patch and
+  rewrite requests): every owed note of every voice, as the voice lines the proposer
+  reads (`Name: PITCH@SLOT>LENGTH ...`) -- plugins/example-dylib/src/twelve_tone/;
+* any other context: one bar in the onset-slot grammar --
+  plugins/example-dylib/src/phrase.rs.
 
 Standard library only. Diagnostics go to stderr, never to stdout (stdout is the protocol).
 
@@ -23,8 +28,13 @@ PROTOCOL_VERSION = 1
 NAME = "example-serial-py"
 VERSION = "0.1.0"
 KIND = "proposer"
-DESCRIPTION = "example subprocess (Python): one bar in the onset-slot grammar from context.allowed_pitch_classes"
+DESCRIPTION = (
+    "example subprocess (Python): a symbolic twelve-tone proposer for the twelve-tone context, "
+    "else one bar in the onset-slot grammar"
+)
 
+MAX_SLOTS = 4096
+MISSING = object()
 DEFAULT_PITCH_CLASSES = [0, 11, 7, 8, 3, 1, 2, 10, 6, 5, 4, 9]
 SHARP_NAMES = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"]
 
@@ -126,6 +136,174 @@ def phrase(context):
     )
 
 
+# --- the twelve-tone proposer (rules in plugins/example-dylib/src/twelve_tone/mod.rs) ---
+
+
+def shown(value):
+    """A value for a message: its JSON text, or `nothing` when the key is absent."""
+    return "nothing" if value is MISSING else show(value)
+
+
+def whole_at(value, at, lo, hi):
+    if is_whole(value) and lo <= value <= hi:
+        return value
+    raise Refusal(f"{at} must be a whole number from {lo} to {hi}, got {shown(value)}")
+
+
+def pair_at(value, at, lo, hi):
+    if isinstance(value, list) and len(value) == 2:
+        a, b = value
+        if is_whole(a) and is_whole(b) and lo <= a <= b <= hi:
+            return a, b
+    raise Refusal(
+        f"{at} must be [low, high], whole numbers from {lo} to {hi} with low <= high, got {shown(value)}"
+    )
+
+
+def read_note(note, at, slots):
+    if not isinstance(note, dict):
+        raise Refusal(f"{at} must be a JSON object, got {show(note)}")
+    items = note.get("pcs", MISSING)
+    if not isinstance(items, list) or not items:
+        raise Refusal(f"{at}.pcs must be a non-empty list of pitch classes, got {shown(items)}")
+    pcs = []
+    for k, item in enumerate(items):
+        pc = whole_at(item, f"{at}.pcs[{k}]", 0, 11)
+        if pc in pcs:
+            raise Refusal(f"{at}.pcs names pitch class {pc} twice")
+        pcs.append(pc)
+    lo, hi = pair_at(note.get("onset_slots", MISSING), f"{at}.onset_slots", 1, slots)
+    max_length = whole_at(note.get("max_length", MISSING), f"{at}.max_length", 1, slots)
+    return {"pcs": pcs, "lo": lo, "hi": hi, "max_length": max_length}
+
+
+def read_voice(voice, at, slots):
+    if not isinstance(voice, dict):
+        raise Refusal(f"{at} must be a JSON object, got {show(voice)}")
+    name = voice.get("name", MISSING)
+    if not valid_voice(name):
+        raise Refusal(
+            f"{at}.name must be a name of letters, digits, spaces, `-` or `_`, got {shown(name)}"
+        )
+    index = whole_at(voice.get("voice", MISSING), f"{at}.voice", 0, 999)
+    low, high = pair_at(voice.get("register", MISSING), f"{at}.register", 0, 127)
+    notes = voice.get("notes", MISSING)
+    if not isinstance(notes, list):
+        raise Refusal(f"{at}.notes must be a list, got {shown(notes)}")
+    notes = [read_note(n, f"{at}.notes[{j}]", slots) for j, n in enumerate(notes)]
+    return {"name": name, "voice": index, "low": low, "high": high, "notes": notes}
+
+
+def read_job(context):
+    request = context.get("request", MISSING)
+    if request == "whole":
+        raise Refusal(
+            'context.request "whole" names no voices or row positions; this plugin '
+            "answers section, patch and rewrite requests"
+        )
+    if request not in ("section", "patch", "rewrite"):
+        raise Refusal(
+            f'context.request must be "section", "patch" or "rewrite", got {shown(request)}'
+        )
+    slots = whole_at(context.get("slots", MISSING), "context.slots", 1, MAX_SLOTS)
+    voices = context.get("voices", MISSING)
+    if not isinstance(voices, list) or not voices:
+        raise Refusal(f"context.voices must be a non-empty list, got {shown(voices)}")
+    voices = [read_voice(v, f"context.voices[{i}]", slots) for i, v in enumerate(voices)]
+    return slots, voices
+
+
+def overlaps(note, onset, length):
+    return note["onset"] < onset + length and onset < note["onset"] + note["length"]
+
+
+def shares(note, pcs):
+    return any(p % 12 in pcs for p in note["pitches"])
+
+
+def timing(owed, next_onset, others):
+    """Rule 2: the earliest onset that collides with no other voice, at its longest."""
+
+    def room(onset):
+        return min(owed["max_length"], max(0, next_onset - onset))
+
+    rivals = [o for o in others if shares(o, owed["pcs"])]
+    for onset in range(owed["lo"], owed["hi"] + 1):
+        longest = room(onset)
+        if longest == 0 or any(overlaps(o, onset, 1) for o in rivals):
+            continue
+        for rival in rivals:
+            if rival["onset"] > onset:
+                longest = min(longest, rival["onset"] - onset)
+        return onset, longest
+    return owed["lo"], max(1, room(owed["lo"]))
+
+
+def crosses(pitch, voice, other):
+    if not other["pitches"]:
+        return False
+    lowest, highest = other["pitches"][0], other["pitches"][-1]
+    return (other["voice"] < voice and pitch > lowest) or (other["voice"] > voice and pitch < highest)
+
+
+def choose_pitch(pc, target, voice, sounding):
+    """Rule 3: nearest the previous note, then the register's middle, then lower."""
+    middle = (voice["low"] + voice["high"]) // 2
+    candidates = [p for p in range(voice["low"], voice["high"] + 1) if p % 12 == pc]
+    candidates.sort(key=lambda p: (abs(p - target), abs(p - middle), p))
+    for p in candidates:
+        if not any(crosses(p, voice["voice"], o) for o in sounding):
+            return p
+    return candidates[0] if candidates else None
+
+
+def pitch_name(midi):
+    return f"{SHARP_NAMES[midi % 12]}{midi // 12 - 1}"
+
+
+def twelve_tone(context):
+    """The voice lines for a twelve-tone context (see twelve_tone/mod.rs for the rules)."""
+    slots, voices = read_job(context)
+    placed = []
+    out = []
+    for i, voice in enumerate(voices):
+        middle = (voice["low"] + voice["high"]) // 2
+        previous = None
+        line = []
+        notes = voice["notes"]
+        for j, owed in enumerate(notes):
+            next_onset = min(notes[j + 1]["lo"] if j + 1 < len(notes) else slots + 1, slots + 1)
+            onset, length = timing(owed, next_onset, placed)
+            sounding = [o for o in placed if o["voice"] != voice["voice"] and overlaps(o, onset, length)]
+            target = middle if previous is None else previous
+            pitches = []
+            for pc in owed["pcs"]:
+                p = choose_pitch(pc, target, voice, sounding)
+                if p is None:
+                    raise Refusal(
+                        f"context.voices[{i}].register [{voice['low']}, {voice['high']}] holds no pitch "
+                        f"of pitch class {pc} (owed by context.voices[{i}].notes[{j}])"
+                    )
+                pitches.append(p)
+            previous = pitches[0]
+            line.append({"voice": voice["voice"], "onset": onset, "length": length, "pitches": sorted(pitches)})
+        placed.extend(line)
+        if line:
+            tokens = [
+                f"{'+'.join(pitch_name(p) for p in n['pitches'])}@{n['onset']}>{n['length']}" for n in line
+            ]
+            out.append(f"{voice['name']}: {' '.join(tokens)}\n")
+    return "".join(out)
+
+
+def answer(request):
+    """The reply text for a request: twelve-tone voice lines or the generic phrase."""
+    context = request.get("context") if isinstance(request, dict) else None
+    if isinstance(context, dict) and context.get("domain") == "twelve-tone":
+        return twelve_tone(context)
+    return phrase(context)
+
+
 def send(message):
     sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
     sys.stdout.flush()
@@ -163,8 +341,7 @@ def main():
             send({"id": None, "error": f"unreadable request line: {error}"})
             continue
         try:
-            context = request.get("context") if isinstance(request, dict) else None
-            send({"id": ident, "reply": {"text": phrase(context), "model": NAME, "stop_reason": "stop"}})
+            send({"id": ident, "reply": {"text": answer(request), "model": NAME, "stop_reason": "stop"}})
         except Refusal as refusal:
             send({"id": ident, "error": str(refusal)})
     return 0

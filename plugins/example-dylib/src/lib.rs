@@ -1,10 +1,13 @@
 //! An example dynamic plugin for Cantus, built as a cdylib: a deterministic symbolic
-//! "model" that answers every request with one bar in the onset-slot grammar.
+//! "model". Asked by the twelve-tone proposer (`context.domain == "twelve-tone"`) it
+//! answers as a symbolic proposer ([`twelve_tone`]): every owed note of every voice,
+//! in the voice lines the proposer reads. Any other request gets one bar in the
+//! onset-slot grammar ([`phrase`]).
 //!
 //! It exists to prove the C ABI end to end (the host loads it with `libloading`,
 //! checks the ABI version, sends JSON, reads JSON) and to give tests a model that
 //! needs no network and always answers the same way. What it writes is decided by
-//! [`phrase`]; the Python subprocess example (`plugins/example-subprocess/`) follows
+//! [`answer`]; the Python subprocess example (`plugins/example-subprocess/`) follows
 //! the same rules, so the two can be checked against each other.
 //!
 //! Build it and point a config at it:
@@ -20,6 +23,7 @@
 //! ```
 
 pub mod phrase;
+pub mod twelve_tone;
 
 use cantus_plugin_abi::{Plugin, c_str, export_plugin};
 use std::ffi::CStr;
@@ -32,14 +36,27 @@ impl Plugin for ExampleSerial {
     const VERSION: &'static CStr = c_str!(env!("CARGO_PKG_VERSION"));
     const KIND: &'static CStr = c"proposer";
     const DESCRIPTION: &'static CStr =
-        c"example cdylib: one bar in the onset-slot grammar from context.allowed_pitch_classes";
+        c"example cdylib: a symbolic twelve-tone proposer for the twelve-tone context, else one bar in the onset-slot grammar";
 
     fn new() -> Result<Self, String> {
         Ok(ExampleSerial)
     }
 
     fn call(&self, request: serde_json::Value) -> Result<serde_json::Value, String> {
-        phrase::answer(&request)
+        answer(&request)
+    }
+}
+
+/// The reply JSON to a request JSON: a twelve-tone proposer's answer when
+/// `context.domain` is `"twelve-tone"`, otherwise the generic phrase.
+pub fn answer(request: &serde_json::Value) -> Result<serde_json::Value, String> {
+    match request.get("context") {
+        Some(serde_json::Value::Object(ctx))
+            if ctx.get("domain").and_then(serde_json::Value::as_str) == Some("twelve-tone") =>
+        {
+            twelve_tone::answer(ctx)
+        }
+        _ => phrase::answer(request),
     }
 }
 

@@ -144,6 +144,111 @@ async fn the_rust_and_python_examples_write_the_same_text() {
     py.shutdown().await;
 }
 
+/// Twelve-tone contexts: one recorded from a real run and variants of it that make the
+/// plugins chord, fall back, cut notes short and refuse.
+fn twelve_tone_contexts() -> Vec<serde_json::Value> {
+    let path = root().join("plugins/example-dylib/tests/fixtures/section-three-voices.json");
+    let text = std::fs::read_to_string(&path).expect("reading the recorded context");
+    let recorded: serde_json::Value = serde_json::from_str(&text).expect("the fixture is JSON");
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut c = recorded.clone();
+        f(&mut c);
+        c
+    };
+    let voices = |c: &mut serde_json::Value| -> Vec<serde_json::Value> {
+        c["voices"].as_array().cloned().unwrap_or_default()
+    };
+    vec![
+        recorded.clone(),
+        // A patch: one chord of two positions for the Tenor.
+        edit(&|c| {
+            c["request"] = json!("patch");
+            let mut tenor = voices(c)[1].clone();
+            tenor["notes"] = json!([{"tag": "I11:4-5", "pcs": [2, 9], "onset_slots": [13, 15], "max_length": 4}]);
+            c["voices"] = json!([tenor]);
+        }),
+        // A rewrite of the Bass alone, from its fourth note on.
+        edit(&|c| {
+            c["request"] = json!("rewrite");
+            let mut bass = voices(c)[2].clone();
+            let notes = bass["notes"].as_array().cloned().unwrap_or_default();
+            bass["notes"] = json!(notes[3..]);
+            c["voices"] = json!([bass]);
+        }),
+        // Every voice owes the Soprano's notes in one shared register: collisions and
+        // crossings everywhere, so notes move, shrink and fall back.
+        edit(&|c| {
+            let mut all = voices(c);
+            let soprano = all[0]["notes"].clone();
+            for v in &mut all {
+                v["notes"] = soprano.clone();
+                v["register"] = json!([55, 70]);
+            }
+            c["voices"] = json!(all);
+        }),
+        // One wide register for all: the nearest pitch would often cross the voice above.
+        edit(&|c| {
+            let mut all = voices(c);
+            for v in &mut all {
+                v["register"] = json!([48, 84]);
+            }
+            c["voices"] = json!(all);
+        }),
+        // Wider windows: each note may start one slot later, so it could run into the next.
+        edit(&|c| {
+            let mut all = voices(c);
+            for v in &mut all {
+                for n in v["notes"].as_array_mut().into_iter().flatten() {
+                    let hi = n["onset_slots"][1].as_u64().unwrap_or(1);
+                    n["onset_slots"][1] = json!(hi + 1);
+                }
+            }
+            c["voices"] = json!(all);
+        }),
+        // Refusals.
+        edit(&|c| c["request"] = json!("whole")),
+        edit(&|c| c["voices"][1]["register"] = json!([61, 62])),
+        edit(&|c| c["voices"][2]["notes"][5]["onset_slots"] = json!([50, 51])),
+        edit(&|c| c["voices"][0]["notes"][0]["pcs"] = json!([4, "5"])),
+    ]
+}
+
+#[tokio::test]
+async fn the_rust_and_python_examples_propose_the_same_twelve_tone_notes() {
+    let Some(python) = support::python3("twelve-tone agreement of the Rust and Python examples")
+    else {
+        return;
+    };
+    let dylib = cantus_plugin_host::DynamicPlugin::load(&support::example_library(&root()))
+        .expect("the example loads");
+    let rust = cantus_plugin_host::DynamicBackend::new(Arc::new(dylib), Duration::from_secs(10));
+    let py = SubprocessBackend::new(
+        command(&python, &support::python_example(&root()), &[]),
+        Duration::from_secs(20),
+    );
+    let (mut answered, mut refused) = (0, 0);
+    for context in twelve_tone_contexts() {
+        let a = rust.complete(&request(context.clone())).await;
+        let b = py.complete(&request(context.clone())).await;
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                assert!(a.text.lines().all(|l| l.contains(": ")), "{}", a.text);
+                assert_eq!(a.text, b.text, "context {context}");
+                answered += 1;
+            }
+            (a, b) => {
+                let (a, b) = (plugin_error(a), plugin_error(b));
+                let reason = |m: &str| m.find("context.").map(|i| m[i..].to_string());
+                assert!(reason(&a).is_some(), "{a}");
+                assert_eq!(reason(&a), reason(&b), "context {context}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!((answered, refused), (6, 4));
+    py.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_crash_mid_call_is_reported_with_status_and_stderr_and_the_next_call_restarts() {
     let Some(python) = support::python3("subprocess crash mid-call") else {
