@@ -175,6 +175,16 @@ fn fill_writes_a_piece_whose_gap_passes_the_gates() {
     let doc = json_of(&out);
     assert_eq!(doc["passed"], true);
     assert!(doc["copy_risk"].as_f64().unwrap() < 0.30);
+    assert_eq!(doc["proposer"], "embedded");
+    assert_eq!(doc["candidates"], 24);
+    assert!(doc["model"].is_null());
+    let gates: Vec<(&str, bool)> = doc["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["gate"].as_str().unwrap(), g["passed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(gates, [("LIB-COPY", true), ("LIB-DEGENERACY", true)]);
     // The written piece reads back strictly and still has 16 bars of music.
     let back = json_of(&cantus(&[
         "fingerprint",
@@ -187,4 +197,175 @@ fn fill_writes_a_piece_whose_gap_passes_the_gates() {
     assert!(String::from_utf8_lossy(&beyond.stderr).contains("16 bars"));
     let garbled = cantus(&["fill", &fixture("round1.txt"), "--bars", "x"]);
     assert_eq!(garbled.status.code(), Some(2));
+}
+
+/// A config naming an OpenAI-compatible server on a closed local port: every call
+/// fails at once with a connection error, no network needed.
+fn closed_port_config(name: &str) -> PathBuf {
+    let path = tmp(name);
+    std::fs::write(
+        &path,
+        "[backend]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n\
+         retries = 0\nconnect_timeout_s = 2\ntimeout_s = 5\n",
+    )
+    .unwrap();
+    path
+}
+
+/// The bar and voice lines of bars `first..=last` of a grammar text.
+fn bars_of(text: &str, first: u32, last: u32) -> String {
+    let mut out = String::new();
+    let mut keep = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix('@') {
+            let bar: u32 = rest.split(' ').next().unwrap().parse().unwrap();
+            keep = (first..=last).contains(&bar);
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn fill_with_a_model_that_never_answers_is_an_explicit_failure() {
+    let config = closed_port_config("closed.toml");
+    let config = config.display().to_string();
+    let out_path = tmp("never.txt").display().to_string();
+    let out = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--config",
+        &config,
+        "--candidates",
+        "2",
+        "--out",
+        &out_path,
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["passed"], false);
+    assert!(doc["out"].is_null());
+    assert_eq!(doc["proposer"], "model:openai:m");
+    assert_eq!(doc["model"]["calls"], 2);
+    let failures = doc["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 2);
+    assert!(
+        failures[0].as_str().unwrap().contains("the call failed"),
+        "{failures:?}"
+    );
+    // Text verdict on stderr says the same.
+    let text = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--config",
+        &config,
+        "--candidates",
+        "1",
+    ]);
+    assert_eq!(text.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert!(stderr.contains("NOT filled by model:openai:m"), "{stderr}");
+    assert!(stderr.contains("model: 1 call, 0 tokens in"), "{stderr}");
+    // --raw means nothing for fill; model flags need --config.
+    let raw = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--config",
+        &config,
+        "--raw",
+    ]);
+    assert_eq!(raw.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&raw.stderr).contains("--raw"));
+    let orphan = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--constrained",
+    ]);
+    assert_eq!(orphan.status.code(), Some(2));
+}
+
+#[test]
+fn fill_replays_a_model_answer_from_a_cassette_and_reports_the_calls() {
+    // The requests fill sends are recorded against a server that never answers …
+    let config = closed_port_config("replay.toml").display().to_string();
+    let cassette = tmp("fill.jsonl");
+    let recorded = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--config",
+        &config,
+        "--candidates",
+        "1",
+        "--record",
+        &cassette.display().to_string(),
+    ]);
+    assert_eq!(recorded.status.code(), Some(1));
+    // … and the recorded error is replaced by an answer: the embedded filler's bars.
+    let embedded = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--seed",
+        "3",
+    ]);
+    assert!(embedded.status.success());
+    let answer = bars_of(&String::from_utf8_lossy(&embedded.stdout), 5, 8);
+    assert!(answer.starts_with("@5 "), "{answer}");
+    let line = std::fs::read_to_string(&cassette).unwrap();
+    let mut entry: Value = serde_json::from_str(line.trim()).unwrap();
+    let map = entry.as_object_mut().unwrap();
+    assert!(map.remove("error").is_some(), "{line}");
+    map.insert(
+        "reply".into(),
+        serde_json::json!({"text": answer, "usage": {"tokens_in": 1700, "tokens_out": 300}, "stop_reason": "stop"}),
+    );
+    std::fs::write(&cassette, serde_json::to_string(&entry).unwrap() + "\n").unwrap();
+    let out_path = tmp("replayed.txt");
+    let out = cantus(&[
+        "fill",
+        &fixture("round1.txt"),
+        "--bars",
+        "5-8",
+        "--config",
+        &config,
+        "--candidates",
+        "1",
+        "--replay",
+        &cassette.display().to_string(),
+        "--out",
+        &out_path.display().to_string(),
+        "--json",
+    ]);
+    let doc = json_of(&out);
+    assert_eq!(doc["passed"], true);
+    assert_eq!(doc["proposer"], "model:openai:m");
+    assert_eq!(doc["model"]["calls"], 1);
+    assert_eq!(doc["model"]["tokens_in"], 1700);
+    assert_eq!(doc["model"]["stop_reasons"], serde_json::json!(["stop"]));
+    let written = std::fs::read_to_string(&out_path).unwrap();
+    assert_eq!(bars_of(&written, 5, 8), answer);
+    // The context is the piece's own, as the embedded run wrote it too.
+    let embedded_text = String::from_utf8_lossy(&embedded.stdout);
+    assert_eq!(bars_of(&written, 1, 4), bars_of(&embedded_text, 1, 4));
+    assert_eq!(bars_of(&written, 9, 16), bars_of(&embedded_text, 9, 16));
 }

@@ -30,8 +30,9 @@ pub struct ModelArgs {
     /// (no harness: the baseline the harness is measured against).
     #[arg(long, requires = "config")]
     pub raw: bool,
-    /// Constrained decoding: send a grammar generated from the row cursor, so the model
-    /// can only write the pitch classes allowed next (overrides `[harness] constrained`).
+    /// Constrained decoding: send a grammar generated from the domain (for twelve-tone
+    /// compose, only the pitch classes the row cursor allows next; for fill, exactly the
+    /// gap's bars) — overrides `[harness] constrained`.
     #[arg(long, requires = "config", conflicts_with = "raw")]
     pub constrained: bool,
 }

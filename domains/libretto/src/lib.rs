@@ -9,7 +9,8 @@
 //! * [`calibration`]: per-axis reference columns and percentiles; the original's
 //!   314-song table ships inside the crate.
 //! * [`fingerprint`](mod@fingerprint): raw value, percentile and extreme flag per axis.
-//! * [`fill`](mod@fill): gap filling with a deterministic embedded proposer.
+//! * [`fill`](mod@fill): gap filling, by a deterministic embedded proposer or a model
+//!   backend, both judged by the same gates.
 //! * [`copy`]: note-level copy risk, slid over bar offsets.
 //! * [`load`]: score files → layouts, with the readers' diagnostics.
 //! * [`gates`]: degeneracy, copy risk, style fit, novelty; [`measure`]: all of

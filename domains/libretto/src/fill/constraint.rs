@@ -1,0 +1,92 @@
+//! Constrained decoding for a gap: a GBNF grammar admitting exactly the gap's
+//! bar lines, in order, each followed by one line per voice of the piece in its
+//! declared order, each line holding 1 to 16 well-formed notes (letter, optional
+//! accidental, octave 0–8, up to four pitches a chord, slot and length within
+//! the bar). The reader and the gates stay the judges; the grammar only keeps a
+//! small model from wandering into prose, repeating a voice or looping on notes.
+
+use super::judge::Gap;
+use super::prompt::Shown;
+use std::fmt::Write as _;
+
+/// Bars with at most this many slots enumerate their slot numbers; longer ones
+/// fall back to any number of up to four digits.
+const ENUMERATE_SLOTS: u32 = 192;
+/// At most this many notes per voice line (a small model otherwise repeats
+/// notes until the token limit).
+const MAX_NOTES: usize = 16;
+
+/// A GBNF string literal.
+fn literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The numbers `1..=n` as a GBNF alternative.
+fn numbers(n: Option<u32>) -> String {
+    match n {
+        Some(n) if (1..=ENUMERATE_SLOTS).contains(&n) => (1..=n)
+            .rev()
+            .map(|k| format!("\"{k}\""))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        _ => "[1-9] [0-9]? [0-9]? [0-9]?".to_string(),
+    }
+}
+
+/// The grammar for `gap` (see the module docs).
+pub(crate) fn gbnf(gap: &Gap<'_>, shown: &Shown) -> String {
+    let mut g = String::from("root ::=");
+    for bar in gap.first_bar..=gap.last_bar {
+        let _ = write!(g, " bar{bar}");
+    }
+    g.push('\n');
+    let lines: String = (0..shown.voices.len())
+        .map(|v| format!(" voice{v}"))
+        .collect();
+    for bar in gap.first_bar..=gap.last_bar {
+        let _ = writeln!(
+            g,
+            "bar{bar} ::= {}{lines}",
+            literal(&format!("@{bar} [-]\n"))
+        );
+    }
+    for (v, name) in shown.voices.iter().enumerate() {
+        let _ = writeln!(
+            g,
+            "voice{v} ::= {} note (\" \" note){{0,{}}} \"\\n\"",
+            literal(&format!("  {name}: ")),
+            MAX_NOTES - 1
+        );
+    }
+    g.push_str("note ::= pitch (\"+\" pitch){0,3} \"@\" slot \">\" slot\n");
+    g.push_str("pitch ::= [A-G] [#b]? [0-8]\n");
+    let _ = writeln!(g, "slot ::= {}", numbers(shown.slots_per_bar));
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_escape_quotes_backslashes_and_newlines() {
+        assert_eq!(literal("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
+
+    #[test]
+    fn slot_numbers_are_enumerated_for_ordinary_bars() {
+        assert_eq!(numbers(Some(3)), "\"3\" | \"2\" | \"1\"");
+        assert_eq!(numbers(None), "[1-9] [0-9]? [0-9]? [0-9]?");
+        assert_eq!(numbers(Some(5000)), "[1-9] [0-9]? [0-9]? [0-9]?");
+    }
+}
