@@ -41,11 +41,12 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Write a twelve-tone piece from a brief or a spec file (no network; embedded proposer).
+    /// Write a twelve-tone piece from a brief or spec, or a species exercise (--domain
+    /// counterpoint); the embedded proposer, with no network, unless --config names a model.
     Compose(compose::Args),
     /// Compose every brief of a bank file (resumable; a progress bar on a terminal).
     Bank(bank::Args),
-    /// Judge any piece by the twelve-tone release gate.
+    /// Judge any piece by a domain's release gate (twelve-tone, or --domain counterpoint).
     Verify(verify::Args),
     /// Convert a score between the text grammar, MIDI, MusicXML and LilyPond.
     Convert(convert::Args),
