@@ -236,7 +236,7 @@ impl<D: Domain> Engine<D> {
         let mut replan = 0;
         loop {
             self.domain.begin_section(state, &plan[index]);
-            let call = run
+            let called = run
                 .call(
                     &self.domain,
                     RequestKind::Section,
@@ -247,7 +247,27 @@ impl<D: Domain> Engine<D> {
                     &feedback,
                     replan,
                 )
-                .await?;
+                .await;
+            let call = match called {
+                Ok(call) => call,
+                // A proposer that failed (a crashed plugin, a server outage, an
+                // unreadable reply) gets the section's replans, as a bad section
+                // would; a spent budget ends the run at once.
+                Err(diag)
+                    if run.call_refusal().is_none() && replan < self.budget.replans_per_section =>
+                {
+                    run.totals.replans += 1;
+                    *state = snapshot.clone();
+                    feedback = outer
+                        .iter()
+                        .cloned()
+                        .chain([format!("the last request failed: {}", diag.reason)])
+                        .collect();
+                    replan += 1;
+                    continue;
+                }
+                Err(diag) => return Err(diag),
+            };
             let mut filled = settle::SectionFill::new(self, run, spec, plan, index, replan);
             filled.run(state, call.events, call.call).await;
             let (proposed, dropped) = (filled.proposed, filled.dropped);
