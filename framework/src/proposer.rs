@@ -113,6 +113,20 @@ pub enum ProposerError {
     Unsupported(&'static str),
 }
 
+impl ProposerError {
+    /// The proposer error for a failed model call to `backend`: an unreadable reply is
+    /// [`ProposerError::BadOutput`]; everything else (connection, timeout, HTTP status,
+    /// configuration, plugin) is [`ProposerError::Unavailable`].
+    pub fn from_model(backend: &str, error: crate::model::ModelError) -> Self {
+        match error {
+            crate::model::ModelError::BadReply(_) => {
+                ProposerError::BadOutput(format!("{backend}: {error}"))
+            }
+            other => ProposerError::Unavailable(format!("{backend}: {other}")),
+        }
+    }
+}
+
 /// Anything that suggests events for a domain.
 #[async_trait]
 pub trait Proposer<D: Domain>: Send + Sync {

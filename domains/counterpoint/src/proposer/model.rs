@@ -185,7 +185,7 @@ impl Proposer<Counterpoint> for ModelProposer {
                 .backend
                 .complete(&request)
                 .await
-                .map_err(|e| ProposerError::Unavailable(e.to_string()))?;
+                .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
             cost.tokens_in = Some(cost.tokens_in.unwrap_or(0) + reply.usage.tokens_in.unwrap_or(0));
             cost.tokens_out =
                 Some(cost.tokens_out.unwrap_or(0) + reply.usage.tokens_out.unwrap_or(0));

@@ -152,7 +152,7 @@ impl LlmProposer {
             .backend
             .complete(request)
             .await
-            .map_err(|e| ProposerError::Unavailable(format!("{}: {e}", self.backend.name())))?;
+            .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
         tally.add(&reply);
         Ok(reply)
     }
