@@ -187,11 +187,14 @@ def read_voice(voice, at, slots):
         )
     index = whole_at(voice.get("voice", MISSING), f"{at}.voice", 0, 999)
     low, high = pair_at(voice.get("register", MISSING), f"{at}.register", 0, 127)
+    previous = voice.get("previous_pitch")
+    if previous is not None:
+        previous = whole_at(previous, f"{at}.previous_pitch", 0, 127)
     notes = voice.get("notes", MISSING)
     if not isinstance(notes, list):
         raise Refusal(f"{at}.notes must be a list, got {shown(notes)}")
     notes = [read_note(n, f"{at}.notes[{j}]", slots) for j, n in enumerate(notes)]
-    return {"name": name, "voice": index, "low": low, "high": high, "notes": notes}
+    return {"name": name, "voice": index, "low": low, "high": high, "previous": previous, "notes": notes}
 
 
 def read_job(context):
@@ -268,7 +271,7 @@ def twelve_tone(context):
     out = []
     for i, voice in enumerate(voices):
         middle = (voice["low"] + voice["high"]) // 2
-        previous = None
+        previous = voice["previous"]
         line = []
         notes = voice["notes"]
         for j, owed in enumerate(notes):

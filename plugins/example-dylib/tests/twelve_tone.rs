@@ -218,6 +218,21 @@ fn each_note_stays_near_the_previous_one_and_below_the_voice_above() {
 }
 
 #[test]
+fn the_first_note_leads_on_from_the_previous_section() {
+    // Register 48–84, middle 66: without a previous note G# is 68 (G#4); after a
+    // last accepted note of 80 (G#5) the line stays up there, and B follows at 83.
+    let notes = json!([note(&[8], [1, 1], 2), note(&[11], [3, 3], 2)]);
+    let alone = section(vec![voice("Solo", 0, [48, 84], notes.clone())]);
+    assert_eq!(reply(&alone).expect("answers"), "Solo: G#4@1>2 B4@3>2\n");
+    let mut led = voice("Solo", 0, [48, 84], notes);
+    led["previous_pitch"] = json!(80);
+    assert_eq!(
+        reply(&section(vec![led])).expect("answers"),
+        "Solo: G#5@1>2 B5@3>2\n"
+    );
+}
+
+#[test]
 fn a_patch_of_two_positions_is_one_chord_written_low_to_high() {
     let mut context = section(vec![voice(
         "Soprano",

@@ -205,8 +205,17 @@ fn twelve_tone_contexts() -> Vec<serde_json::Value> {
             }
             c["voices"] = json!(all);
         }),
+        // Each voice leads on from its last accepted note (`previous_pitch`).
+        edit(&|c| {
+            let mut all = voices(c);
+            for (v, previous) in all.iter_mut().zip([79, 50, 36]) {
+                v["previous_pitch"] = json!(previous);
+            }
+            c["voices"] = json!(all);
+        }),
         // Refusals.
         edit(&|c| c["request"] = json!("whole")),
+        edit(&|c| c["voices"][0]["previous_pitch"] = json!(128)),
         edit(&|c| c["voices"][1]["register"] = json!([61, 62])),
         edit(&|c| c["voices"][2]["notes"][5]["onset_slots"] = json!([50, 51])),
         edit(&|c| c["voices"][0]["notes"][0]["pcs"] = json!([4, "5"])),
@@ -245,7 +254,7 @@ async fn the_rust_and_python_examples_propose_the_same_twelve_tone_notes() {
             }
         }
     }
-    assert_eq!((answered, refused), (6, 4));
+    assert_eq!((answered, refused), (7, 5));
     py.shutdown().await;
 }
 

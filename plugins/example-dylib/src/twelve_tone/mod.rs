@@ -18,10 +18,11 @@
 //!    pitch class already placed in another voice. When every onset collides, the
 //!    window's first onset and its longest length.
 //! 3. Pitch: for each pitch class, the pitches of it inside the register, nearest first
-//!    to the voice's previous note (the register's middle, rounded down, for its first
-//!    note), then to the middle, then lower first; the first that crosses no note of
-//!    another voice sounding with it (an upper voice — lower index — stays at or above
-//!    a lower one). When all cross, the nearest.
+//!    to the voice's previous note (for its first note, `previous_pitch` — its last
+//!    accepted note — else the register's middle, rounded down), then to the middle,
+//!    then lower first; the first that crosses no note of another voice sounding with
+//!    it (an upper voice — lower index — stays at or above a lower one). When all
+//!    cross, the nearest.
 //! 4. A chord's pitches are written low to high; the previous note for the next one is
 //!    the pitch chosen for the chord's first pitch class.
 
@@ -123,7 +124,7 @@ pub fn place(job: &Job) -> Result<Vec<Vec<Placed>>, String> {
     let mut lines = Vec::with_capacity(job.voices.len());
     for (i, voice) in job.voices.iter().enumerate() {
         let middle = ((u16::from(voice.low) + u16::from(voice.high)) / 2) as u8;
-        let mut previous: Option<u8> = None;
+        let mut previous: Option<u8> = voice.previous;
         let mut line: Vec<Placed> = Vec::with_capacity(voice.notes.len());
         for (j, note) in voice.notes.iter().enumerate() {
             let next_onset = voice

@@ -34,6 +34,8 @@ pub struct VoiceJob {
     pub low: u8,
     /// Highest MIDI pitch it may sound.
     pub high: u8,
+    /// The lowest pitch of its last accepted note, if any (`previous_pitch`).
+    pub previous: Option<u8>,
     /// The notes it owes, in order.
     pub notes: Vec<OwedNote>,
 }
@@ -144,6 +146,10 @@ fn voice(v: &Value, at: &str, slots: u64) -> Result<VoiceJob, String> {
     };
     let index = whole(map.get("voice"), &format!("{at}.voice"), 0, 999)? as u32;
     let (low, high) = pair(map.get("register"), &format!("{at}.register"), 0, 127)?;
+    let previous = match map.get("previous_pitch") {
+        None | Some(Value::Null) => None,
+        v => Some(whole(v, &format!("{at}.previous_pitch"), 0, 127)? as u8),
+    };
     let notes = match map.get("notes") {
         Some(Value::Array(items)) => items
             .iter()
@@ -162,6 +168,7 @@ fn voice(v: &Value, at: &str, slots: u64) -> Result<VoiceJob, String> {
         voice: index,
         low: low as u8,
         high: high as u8,
+        previous,
         notes,
     })
 }

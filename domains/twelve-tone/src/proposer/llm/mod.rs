@@ -202,7 +202,7 @@ impl LlmProposer {
                 messages: prompt::messages(&job, req.state, &retry, json),
                 constraint: constraint.clone(),
                 sampling: self.sampling(req, &[ctx.kind_code, u64::from(reask)]),
-                context: context_json(&job, req.attempt),
+                context: context_json(&job, req.state, req.attempt),
             };
             let reply = self.call(&request, &mut tally).await?;
             let honoured = match &constraint {
@@ -305,16 +305,24 @@ impl LlmProposer {
 
 /// The job as structured data, for symbolic plugins that would rather not parse the
 /// prompt (HTTP backends do not send it).
-fn context_json(job: &Job, attempt: u32) -> serde_json::Value {
+fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> serde_json::Value {
     let voices: Vec<serde_json::Value> = job
         .voices
         .iter()
         .map(|v| {
+            // The lowest pitch of the voice's last accepted note, so a plugin can lead
+            // the line on from it across sections (null before the first note).
+            let previous = state
+                .voices
+                .get(v.voice)
+                .and_then(|line| line.last())
+                .and_then(|e| e.pitches.iter().min().copied());
             serde_json::json!({
                 "voice": v.voice,
                 "name": v.name,
                 "form": v.form.to_string(),
                 "register": [v.low, v.high],
+                "previous_pitch": previous,
                 "notes": v.notes.iter().map(|n| serde_json::json!({
                     "tag": n.tag.to_string(),
                     "pcs": n.pcs,
