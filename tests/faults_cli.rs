@@ -16,6 +16,7 @@
 //! explicitly naming why. Without the variable those tests print `SKIPPED: …`, and fail
 //! if `CANTUS_REQUIRE_MODEL=1`.
 
+mod common;
 mod support_http;
 
 use std::path::{Path, PathBuf};
@@ -331,20 +332,7 @@ fn a_key_echoed_by_a_failing_server_appears_in_no_output_and_no_file() {
 /// The real model's `host:port` and base path, or `None` (after printing `SKIPPED`)
 /// without `CANTUS_LOCAL_MODEL_URL`.
 fn model_upstream(test: &str) -> Option<(String, String)> {
-    let url = match std::env::var("CANTUS_LOCAL_MODEL_URL") {
-        Ok(url) if !url.is_empty() => url,
-        _ => {
-            assert!(
-                std::env::var("CANTUS_REQUIRE_MODEL").as_deref() != Ok("1"),
-                "{test}: CANTUS_REQUIRE_MODEL=1 but CANTUS_LOCAL_MODEL_URL is not set"
-            );
-            eprintln!(
-                "SKIPPED: {test} (no local model; run scripts/local-model.sh start and set \
-                 CANTUS_LOCAL_MODEL_URL)"
-            );
-            return None;
-        }
-    };
+    let url = common::local_model_url(test)?;
     let rest = url.strip_prefix("http://").unwrap_or_else(|| {
         panic!("CANTUS_LOCAL_MODEL_URL must be an http:// URL (the proxy speaks plain HTTP): {url}")
     });

@@ -10,6 +10,8 @@
 //! `CANTUS_REQUIRE_MODEL=1`. Budgets keep the whole test to about a minute of model
 //! time on two cores: bounded tokens per reply, a call budget and a deadline.
 
+mod common;
+
 use cantus_backend::Config;
 use cantus_framework::{Budget, Entry, ModelBackend, Outcome};
 use cantus_twelve_tone::compose;
@@ -185,15 +187,7 @@ async fn raw(backend: Arc<dyn ModelBackend>) {
 
 #[tokio::test]
 async fn harness_constrained_harness_and_raw_against_the_local_model() {
-    let Ok(url) = std::env::var("CANTUS_LOCAL_MODEL_URL") else {
-        assert!(
-            std::env::var("CANTUS_REQUIRE_MODEL").as_deref() != Ok("1"),
-            "CANTUS_REQUIRE_MODEL=1 but CANTUS_LOCAL_MODEL_URL is not set \
-             (run scripts/local-model.sh start)"
-        );
-        eprintln!(
-            "SKIPPED: real-model runs (CANTUS_LOCAL_MODEL_URL not set; run scripts/local-model.sh start)"
-        );
+    let Some(url) = common::local_model_url("real-model runs") else {
         return;
     };
     let backend = backend(&url);

@@ -11,27 +11,12 @@
 //! Without `CANTUS_LOCAL_MODEL_URL` the tests print `SKIPPED: …` and pass, unless
 //! `CANTUS_REQUIRE_MODEL=1`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const BRIEF: &str = "a 4-bar piece for two voices in 4/4";
-
-fn model_url(test: &str) -> Option<String> {
-    match std::env::var("CANTUS_LOCAL_MODEL_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("CANTUS_REQUIRE_MODEL").as_deref() != Ok("1"),
-                "{test}: CANTUS_REQUIRE_MODEL=1 but CANTUS_LOCAL_MODEL_URL is not set"
-            );
-            eprintln!(
-                "SKIPPED: {test} (no local model; run scripts/local-model.sh start and set \
-                 CANTUS_LOCAL_MODEL_URL)"
-            );
-            None
-        }
-    }
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cantus-real-cli-{name}-{}", std::process::id()));
@@ -88,7 +73,9 @@ fn verify(piece: &Path) {
 
 #[test]
 fn constrained_harness_records_and_replays_the_same_piece() {
-    let Some(url) = model_url("constrained_harness_records_and_replays_the_same_piece") else {
+    let Some(url) =
+        common::local_model_url("constrained_harness_records_and_replays_the_same_piece")
+    else {
         return;
     };
     let dir = scratch("replay");
@@ -139,7 +126,8 @@ fn constrained_harness_records_and_replays_the_same_piece() {
 
 #[test]
 fn unconstrained_harness_and_raw_end_in_a_verdict() {
-    let Some(url) = model_url("unconstrained_harness_and_raw_end_in_a_verdict") else {
+    let Some(url) = common::local_model_url("unconstrained_harness_and_raw_end_in_a_verdict")
+    else {
         return;
     };
     let dir = scratch("free");

@@ -13,29 +13,14 @@
 //! Without `CANTUS_LOCAL_MODEL_URL` the test prints `SKIPPED: …` and passes, unless
 //! `CANTUS_REQUIRE_MODEL=1`.
 
+mod common;
+
 use cantus_music::grammar::{ParseOptions, parse};
 use cantus_music::{Event, Score};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-
-fn model_url(test: &str) -> Option<String> {
-    match std::env::var("CANTUS_LOCAL_MODEL_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("CANTUS_REQUIRE_MODEL").as_deref() != Ok("1"),
-                "{test}: CANTUS_REQUIRE_MODEL=1 but CANTUS_LOCAL_MODEL_URL is not set"
-            );
-            eprintln!(
-                "SKIPPED: {test} (no local model; run scripts/local-model.sh start and set \
-                 CANTUS_LOCAL_MODEL_URL)"
-            );
-            None
-        }
-    }
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cantus-real-fill-{name}-{}", std::process::id()));
@@ -113,7 +98,7 @@ fn fill(config: &Path, cassette: (&str, &Path), out: &Path) -> (i32, Value) {
 
 #[test]
 fn a_real_model_fills_a_gap_or_fails_explicitly_and_the_cassette_replays_it() {
-    let Some(url) = model_url("a_real_model_fills_a_gap_or_fails_explicitly") else {
+    let Some(url) = common::local_model_url("a_real_model_fills_a_gap_or_fails_explicitly") else {
         return;
     };
     let dir = scratch("gap");

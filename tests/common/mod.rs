@@ -37,3 +37,24 @@ pub fn released(brief: &str, seed: u64) -> Score {
         }
     }
 }
+
+/// The local model's base URL (`CANTUS_LOCAL_MODEL_URL`, as `scripts/local-model.sh
+/// start` prints it), or `None` after printing `SKIPPED: {what} …`. With
+/// `CANTUS_REQUIRE_MODEL=1` (CI) a missing URL fails the test instead.
+pub fn local_model_url(what: &str) -> Option<String> {
+    match std::env::var("CANTUS_LOCAL_MODEL_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var("CANTUS_REQUIRE_MODEL").as_deref() != Ok("1"),
+                "{what}: CANTUS_REQUIRE_MODEL=1 but CANTUS_LOCAL_MODEL_URL is not set \
+                 (run scripts/local-model.sh start)"
+            );
+            eprintln!(
+                "SKIPPED: {what} (no local model; run scripts/local-model.sh start and set \
+                 CANTUS_LOCAL_MODEL_URL)"
+            );
+            None
+        }
+    }
+}
