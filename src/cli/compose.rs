@@ -172,17 +172,7 @@ pub fn run(args: Args) -> Exit {
             args.seed
         );
     } else {
-        say!(
-            "FAILED ({gate}): {} problem{}",
-            diagnostics.len(),
-            if diagnostics.len() == 1 { "" } else { "s" }
-        );
-        for d in diagnostics.iter().take(12) {
-            say!("  {d}");
-        }
-        if diagnostics.len() > 12 {
-            say!("  … {} more in report.json", diagnostics.len() - 12);
-        }
+        summary::print_failure(&gate, &diagnostics);
     }
     say!("{}", summary::totals_line(&trace.totals));
     for e in &write_errors {
@@ -210,7 +200,7 @@ fn gate_mode(args: &Args, config: Option<&cantus_backend::Config>) -> Result<Gat
 fn llm_options(config: &cantus_backend::Config, flags: &super::model::ModelArgs) -> LlmOptions {
     let defaults = LlmOptions::default();
     LlmOptions {
-        constrained: flags.constrained || config.harness.constrained,
+        constrained: flags.constrained_with(config),
         json_schema: config.harness.json_schema,
         reasks: config.harness.reasks,
         temperature: config.backend.temperature,

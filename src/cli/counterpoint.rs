@@ -125,7 +125,7 @@ pub fn compose(args: &super::compose::Args) -> Exit {
                 .deadline_s
                 .filter(|s| *s > 0.0)
                 .map(Duration::from_secs_f64);
-            let constrained = args.model.constrained || h.constrained;
+            let constrained = args.model.constrained_with(&config);
             Box::new(ModelProposer::new(backend, h.reasks, constrained))
         }
         None => Box::new(EmbeddedProposer),
@@ -159,14 +159,7 @@ pub fn compose(args: &super::compose::Args) -> Exit {
             );
         }
         Outcome::Failure { diagnostics, .. } => {
-            say!(
-                "FAILED ({gate}): {} problem{}",
-                diagnostics.len(),
-                if diagnostics.len() == 1 { "" } else { "s" }
-            );
-            for d in diagnostics.iter().take(12) {
-                say!("  {d}");
-            }
+            summary::print_failure(&gate, diagnostics);
         }
     }
     say!("{}", summary::totals_line(&trace.totals));

@@ -176,7 +176,7 @@ pub fn run(args: Args) -> Exit {
                     .min(usize::try_from(cap).unwrap_or(usize::MAX));
             }
             let options = ModelFillOptions {
-                constrained: args.model.constrained || config.harness.constrained,
+                constrained: args.model.constrained_with(config),
                 ..ModelFillOptions::default()
             };
             super::runtime().block_on(fill_with_model(

@@ -37,6 +37,13 @@ pub struct ModelArgs {
     pub constrained: bool,
 }
 
+impl ModelArgs {
+    /// Whether to send a decoding constraint: `--constrained`, else `[harness] constrained`.
+    pub fn constrained_with(&self, config: &Config) -> bool {
+        self.constrained || config.harness.constrained
+    }
+}
+
 /// A loaded `cantus.toml` and the backend it names, ready to answer.
 pub type Configured = (Config, Arc<dyn ModelBackend>);
 

@@ -44,15 +44,7 @@ pub fn run(
         .map(|r| {
             r.violations
                 .iter()
-                .map(|v| {
-                    json!({
-                        "predicate": v.predicate,
-                        "bar": v.location.bar,
-                        "voice": v.location.voice,
-                        "onset": cantus_music::time_text::format(v.location.onset),
-                        "reason": v.reason,
-                    })
-                })
+                .map(super::verify::violation_json)
                 .collect()
         })
         .unwrap_or_default();

@@ -43,3 +43,19 @@ pub fn totals_line(t: &Totals) -> String {
     }
     s
 }
+
+/// Prints "FAILED (gate): N problems" and the first twelve diagnostics, pointing at
+/// `report.json` for the rest.
+pub fn print_failure(gate: &str, diagnostics: &[impl std::fmt::Display]) {
+    say!(
+        "FAILED ({gate}): {} problem{}",
+        diagnostics.len(),
+        if diagnostics.len() == 1 { "" } else { "s" }
+    );
+    for d in diagnostics.iter().take(12) {
+        say!("  {d}");
+    }
+    if diagnostics.len() > 12 {
+        say!("  … {} more in report.json", diagnostics.len() - 12);
+    }
+}

@@ -1,11 +1,12 @@
 //! `cantus verify FILE`: judge any piece by the release gate.
 
 use super::{Exit, bad_input};
+use cantus_framework::Violation;
 use cantus_music::format::read_path;
-use cantus_twelve_tone::Blueprint;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::row::row_or_name;
 use cantus_twelve_tone::spec::Spec;
+use cantus_twelve_tone::{Blueprint, Location};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,20 +72,7 @@ pub fn run(args: Args) -> Exit {
     }
     let report = gate.judge_score(&loaded.score);
     if args.json {
-        let violations: Vec<_> = report
-            .violations
-            .iter()
-            .map(|v| {
-                json!({
-                    "predicate": v.predicate,
-                    "severity": v.severity,
-                    "bar": v.location.bar,
-                    "voice": v.location.voice,
-                    "onset": cantus_music::time_text::format(v.location.onset),
-                    "reason": v.reason,
-                })
-            })
-            .collect();
+        let violations: Vec<_> = report.violations.iter().map(violation_json).collect();
         let out = json!({
             "file": args.file.display().to_string(),
             "passed": report.passed,
@@ -127,4 +115,16 @@ pub fn run(args: Args) -> Exit {
     } else {
         Exit::Failed
     }
+}
+
+/// One twelve-tone violation as `verify --json` and `report.json` print it.
+pub fn violation_json(v: &Violation<Location>) -> serde_json::Value {
+    json!({
+        "predicate": v.predicate,
+        "severity": v.severity,
+        "bar": v.location.bar,
+        "voice": v.location.voice,
+        "onset": cantus_music::time_text::format(v.location.onset),
+        "reason": v.reason,
+    })
 }
