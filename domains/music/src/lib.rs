@@ -1,5 +1,6 @@
 //! `cantus-music`: the exact score model and the formats musicians and models read.
 //!
+//! * [`annotation`]: marks drawn on a score without changing its music (labels, colours, ghosts).
 //! * [`format`](mod@format): read and write by file extension.
 //! * [`score`]: voices, events, exact rational time, exact overlap queries.
 //! * [`grammar`]: the onset-slot text grammar (Libretto's LLM-facing notation), strict by default.
@@ -9,6 +10,7 @@
 //! * [`time_text`]: exact times as `"9/2"` text in JSON.
 #![forbid(unsafe_code)]
 
+pub mod annotation;
 pub mod format;
 pub mod grammar;
 pub mod lilypond;
