@@ -83,7 +83,8 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
         ..compose::budget()
     };
     let started = Instant::now();
-    let c = compose::compose(&spec, seed, GateMode::Strict, &proposer, budget, None)
+    let c = compose::Composer::new(GateMode::Strict, budget)
+        .compose(&spec, seed, &proposer)
         .await
         .expect("plans");
     let wall = started.elapsed();
@@ -95,8 +96,7 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
     };
     let outcome = match &c.outcome {
         Outcome::Released { artefact, .. } => {
-            let report =
-                SerialGate::for_plan(c.plan.clone(), GateMode::Strict).judge_score(artefact);
+            let report = SerialGate::for_plan(&c.plan, GateMode::Strict).judge_score(artefact);
             assert!(
                 report.passed,
                 "{mode}: a released piece fails the strict gate"

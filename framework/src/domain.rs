@@ -53,7 +53,7 @@ pub trait Domain: Send + Sync {
     fn locate(&self, section: &Self::Section, event: &Self::Event) -> Self::Location;
 
     /// A short text summary of the state for proposers that read text (LLMs).
-    fn summarize(&self, state: &Self::State) -> String;
+    fn summarize(&self, spec: &Self::Spec, state: &Self::State) -> String;
 
     /// Applies an amendment to the state and returns its inverse (applying the
     /// inverse restores the state exactly).

@@ -216,7 +216,7 @@ impl<D: Domain> Engine<D> {
             }
         }
         let artefact = self.domain.finish(spec, state);
-        run.conclude(self.gate.as_ref(), artefact)
+        run.conclude(self.gate.as_ref(), spec, artefact)
     }
 
     /// Fills one section, replanning while too many events are dropped and the
@@ -407,7 +407,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
             plan,
             section_index,
             state,
-            summary: domain.summarize(state),
+            summary: domain.summarize(spec, state),
             feedback,
             attempt,
             seed: self.seed,
@@ -479,9 +479,14 @@ impl<'e, D: Domain> RunCtx<'e, D> {
         }
     }
 
-    /// Judges the artefact and ends the run.
-    pub(crate) fn conclude(self, gate: &dyn ReleaseGate<D>, artefact: D::Artefact) -> Outcome<D> {
-        let report = gate.judge(&artefact);
+    /// Judges the artefact against `spec` and ends the run.
+    pub(crate) fn conclude(
+        self,
+        gate: &dyn ReleaseGate<D>,
+        spec: &D::Spec,
+        artefact: D::Artefact,
+    ) -> Outcome<D> {
+        let report = gate.judge(spec, &artefact);
         self.conclude_with(report, artefact)
     }
 
@@ -522,6 +527,7 @@ impl<'e, D: Domain> RunCtx<'e, D> {
 /// Runs every predicate of `engine` on `event` in `state`.
 pub(crate) fn verify<D: Domain>(
     engine: &Engine<D>,
+    spec: &D::Spec,
     state: &D::State,
     plan: &[D::Section],
     index: usize,
@@ -529,6 +535,7 @@ pub(crate) fn verify<D: Domain>(
 ) -> Verdict<D::Location> {
     let ctx = CheckContext {
         domain: &engine.domain,
+        spec,
         state,
         section: &plan[index],
         section_index: index,

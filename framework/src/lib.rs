@@ -44,7 +44,7 @@
 //!     fn accept(&self, s: &mut Vec<u32>, _: &usize, e: &u32) { s.push(*e) }
 //!     fn skip(&self, _: &mut Vec<u32>, _: &usize, _: &u32) {}
 //!     fn locate(&self, _: &usize, _: &u32) -> usize { 0 }
-//!     fn summarize(&self, s: &Vec<u32>) -> String { format!("{s:?}") }
+//!     fn summarize(&self, _: &usize, s: &Vec<u32>) -> String { format!("{s:?}") }
 //!     fn amend(&self, _: &mut Vec<u32>, a: &NoAmendment) -> NoAmendment { match *a {} }
 //!     fn finish(&self, _: &usize, s: Vec<u32>) -> Vec<u32> { s }
 //!     fn assemble(&self, _: &usize, events: Vec<u32>) -> Vec<u32> { events }
@@ -78,7 +78,7 @@
 //! struct RisingGate;
 //! impl ReleaseGate<Rising> for RisingGate {
 //!     fn name(&self) -> String { "rising".into() }
-//!     fn judge(&self, a: &Vec<u32>) -> GateReport<usize> {
+//!     fn judge(&self, _: &usize, a: &Vec<u32>) -> GateReport<usize> {
 //!         let v = a.windows(2).enumerate().filter(|(_, w)| w[1] <= w[0])
 //!             .map(|(i, w)| Violation::hard("RISE", i + 1, format!("{} after {}", w[1], w[0])))
 //!             .collect();

@@ -70,9 +70,12 @@ impl<L: fmt::Display> fmt::Display for Violation<L> {
     }
 }
 
-/// What a predicate sees: the domain, the online state and the current section.
+/// What a predicate (or a repair rung) sees: the domain, the spec of the run, the
+/// online state and the current section. The spec comes by reference from the run,
+/// so a domain never copies it into its state.
 pub struct CheckContext<'a, D: Domain> {
     pub domain: &'a D,
+    pub spec: &'a D::Spec,
     pub state: &'a D::State,
     pub section: &'a D::Section,
     pub section_index: usize,

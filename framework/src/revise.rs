@@ -165,7 +165,7 @@ impl<D: Domain> Engine<D> {
                 },
             };
             run.totals.rounds += 1;
-            let report = self.gate.judge(&artefact);
+            let report = self.gate.judge(spec, &artefact);
             let assessment = measure.assess(&artefact);
             let hard = report.hard().count();
             let next = round_feedback(&report, &assessment);

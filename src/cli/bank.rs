@@ -6,7 +6,7 @@
 use super::outputs::write_outputs;
 use super::{Exit, bad_input, runtime};
 use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
 use serde_json::json;
@@ -153,7 +153,7 @@ fn compose_one(
     }
     let spec = &compiled.spec;
     let composition =
-        match rt.block_on(compose(spec, seed, gate, &EmbeddedProposer, budget(), None)) {
+        match rt.block_on(Composer::new(gate, budget()).compose(spec, seed, &EmbeddedProposer)) {
             Ok(c) => c,
             Err(e) => return entry(None, format!("cannot plan: {e}")),
         };

@@ -3,7 +3,7 @@
 use super::outputs::{Written, write_outputs};
 use super::{Exit, bad_input, runtime, summary};
 use cantus_framework::{Budget, Progress, Proposer};
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
 use cantus_twelve_tone::spec::{CompiledBrief, Repetition, Spec, compile_brief};
@@ -127,14 +127,13 @@ pub fn run(args: Args) -> Exit {
             progress,
             rounds,
         ),
-        None => runtime().block_on(compose(
-            &spec,
-            args.seed,
-            gate_mode,
-            proposer.as_ref(),
-            budget,
-            progress,
-        )),
+        None => {
+            let mut composer = Composer::new(gate_mode, budget);
+            if let Some(p) = progress {
+                composer = composer.with_progress(p);
+            }
+            runtime().block_on(composer.compose(&spec, args.seed, proposer.as_ref()))
+        }
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();

@@ -20,7 +20,7 @@ use cantus_twelve_tone::blueprint::{Blueprint, BlueprintError};
 use cantus_twelve_tone::compose::{Composition, engine};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::Spec;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// What the degeneracy gate said about one round's piece.
 #[derive(Clone, Debug)]
@@ -121,8 +121,8 @@ pub fn compose(
     progress: Option<Box<dyn Fn(Progress) + Send + Sync>>,
     rounds: u32,
 ) -> Result<Composition, BlueprintError> {
-    let plan = Arc::new(Blueprint::new(spec, seed)?);
-    let mut engine = engine(plan.clone(), mode).with_budget(budget);
+    let plan = Blueprint::new(spec, seed)?;
+    let mut engine = engine(mode).with_budget(budget);
     if let Some(p) = progress {
         engine = engine.with_progress(p);
     }

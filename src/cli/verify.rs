@@ -9,7 +9,6 @@ use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, Location};
 use serde_json::json;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,13 +39,22 @@ pub struct Args {
     pub counterpoint: super::counterpoint::VerifyArgs,
 }
 
-fn gate(args: &Args) -> Result<SerialGate, String> {
-    if let Some(path) = &args.spec {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let spec =
-            Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
-        let plan = Blueprint::new(&spec, args.seed).map_err(|e| e.to_string())?;
-        return Ok(SerialGate::for_plan(Arc::new(plan), args.mode));
+/// The blueprint of `--spec` and `--seed`, if given.
+fn plan(args: &Args) -> Result<Option<Blueprint>, String> {
+    let Some(path) = &args.spec else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let spec =
+        Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
+    Blueprint::new(&spec, args.seed)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+fn gate<'p>(args: &Args, plan: Option<&'p Blueprint>) -> Result<SerialGate<'p>, String> {
+    if let Some(plan) = plan {
+        return Ok(SerialGate::for_plan(plan, args.mode));
     }
     if let Some(text) = &args.row {
         let (row, _) = row_or_name(text).map_err(|e| format!("--row: {e}"))?;
@@ -59,7 +67,11 @@ pub fn run(args: Args) -> Exit {
     if args.domain == super::DomainName::Counterpoint {
         return super::counterpoint::verify(&args);
     }
-    let gate = match gate(&args) {
+    let plan = match plan(&args) {
+        Ok(p) => p,
+        Err(e) => return bad_input(e),
+    };
+    let gate = match gate(&args, plan.as_ref()) {
         Ok(g) => g,
         Err(e) => return bad_input(e),
     };

@@ -6,7 +6,7 @@
 //! appears, with 0 when it holds), so nothing is silently dropped.
 
 use crate::domain::{Assignment, Counterpoint};
-use crate::exercise::{Exercise, Location};
+use crate::exercise::{Exercise, Location, Species};
 use crate::read::{ExerciseError, ReadOptions, Reading, read_exercise};
 use crate::rules::{self, Finding, rule_by_id};
 use cantus_framework::{GateReport, ReleaseGate, Severity, Violation};
@@ -85,15 +85,18 @@ fn cantus_location(ex: &Exercise, bar: usize) -> Location {
     }
 }
 
-impl ReleaseGate<Counterpoint> for SpeciesGate {
-    fn name(&self) -> String {
+impl SpeciesGate {
+    /// The gate's name in reports: `counterpoint/species-N` when the species is fixed.
+    pub fn name(&self) -> String {
         match self.options.species {
             Some(s) => format!("counterpoint/species-{}", s.number()),
             None => "counterpoint".into(),
         }
     }
 
-    fn judge(&self, score: &Score) -> GateReport<Location> {
+    /// Judges `score`; a score that is no exercise at all gets one `SP-structure`
+    /// violation saying why.
+    pub fn judge(&self, score: &Score) -> GateReport<Location> {
         match self.try_judge(score) {
             Ok((report, _)) => report,
             Err(e) => GateReport::from_violations(
@@ -110,6 +113,22 @@ impl ReleaseGate<Counterpoint> for SpeciesGate {
                 )],
             ),
         }
+    }
+}
+
+/// The release gate of the engine for one species: each exercise judged by
+/// [`SpeciesGate::for_assignment`] of the run's assignment, so one engine serves
+/// every exercise of the species.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExerciseGate(pub Species);
+
+impl ReleaseGate<Counterpoint> for ExerciseGate {
+    fn name(&self) -> String {
+        format!("counterpoint/species-{}", self.0.number())
+    }
+
+    fn judge(&self, assignment: &Assignment, score: &Score) -> GateReport<Location> {
+        SpeciesGate::for_assignment(assignment).judge(score)
     }
 }
 

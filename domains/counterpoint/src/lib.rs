@@ -38,7 +38,7 @@ pub use compose::{compose, compose_with, engine};
 pub use domain::Assignment;
 pub use domain::{Counterpoint, CpEvent, CpState};
 pub use exercise::{Beat, Exercise, Location, Moment, Position, Species};
-pub use gate::{SpeciesGate, judge_score};
+pub use gate::{ExerciseGate, SpeciesGate, judge_score};
 pub use pitch::{Interval, Modality, ModeName, Note};
 pub use proposer::{EmbeddedProposer, ModelProposer};
 pub use read::{ExerciseError, ReadOptions, Reading, SpellingSource, read_exercise};

@@ -67,7 +67,7 @@ impl Predicate<Counterpoint> for SlotOrder {
             onset: crate::exercise::Exercise::onset(e.bar, e.beat),
             from_bar: None,
         };
-        if !ctx.state.assignment.slots().contains(&place) {
+        if !ctx.spec.slots().contains(&place) {
             out.push(Violation::hard(
                 "SP-rhythm",
                 location,

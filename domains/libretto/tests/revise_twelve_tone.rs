@@ -23,7 +23,6 @@ use cantus_twelve_tone::compose::engine;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::spec::compile_brief;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, ToneEvent, TwelveTone};
-use std::sync::Arc;
 
 const BRIEF: &str = "A 16-bar quartet in 4/4 on Schoenberg's Op. 25 row";
 const SEED: u64 = 7;
@@ -158,7 +157,7 @@ fn rounds(outcome: &Outcome<TwelveTone>) -> Vec<RoundRecord> {
 
 struct Setup {
     rt: tokio::runtime::Runtime,
-    plan: Arc<Blueprint>,
+    plan: Blueprint,
     measure: LibrettoMeasure<fn(&Score) -> Score>,
 }
 
@@ -167,7 +166,7 @@ fn setup() -> Setup {
         .build()
         .unwrap();
     let spec = compile_brief(BRIEF).unwrap().spec;
-    let plan = Arc::new(Blueprint::new(&spec, SEED).unwrap());
+    let plan = Blueprint::new(&spec, SEED).unwrap();
     let view: fn(&Score) -> Score = Score::clone;
     let measure = LibrettoMeasure::new(view, Calibration::serial().clone())
         .with_degeneracy(Degeneracy::serial());
@@ -175,7 +174,7 @@ fn setup() -> Setup {
 }
 
 fn revise(s: &Setup, rounds: u32) -> Outcome<TwelveTone> {
-    s.rt.block_on(engine(s.plan.clone(), GateMode::Strict).revise_with(
+    s.rt.block_on(engine(GateMode::Strict).revise_with(
         &s.plan,
         &HeldUntilTold,
         &s.measure,
@@ -207,8 +206,8 @@ fn round_one_alone_games_the_strict_gate() {
         "{said:#?}"
     );
     // The held piece passes the strict serial gate on its own…
-    let gate = SerialGate::for_plan(s.plan.clone(), GateMode::Strict);
-    let report = cantus_framework::ReleaseGate::judge(&gate, held);
+    let gate = SerialGate::for_plan(&s.plan, GateMode::Strict);
+    let report = gate.judge_score(held);
     assert!(report.passed, "{:#?}", report.hard().collect::<Vec<_>>());
     // …and fails the degeneracy gate: long held notes, few onsets.
     let verdict = s.measure.report(held);

@@ -7,7 +7,6 @@ use crate::state::{CrossingTally, ToneState};
 use cantus_framework::{Domain, PlanError};
 use cantus_music::{Score, Time, time_text};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// The twelve-tone domain. Its spec is a [`Blueprint`] (a spec already planned:
 /// planning errors are reported before a run starts).
@@ -46,7 +45,7 @@ impl Domain for TwelveTone {
     }
 
     fn initial_state(&self, spec: &Blueprint) -> ToneState {
-        ToneState::new(Arc::new(spec.clone()))
+        ToneState::new(spec)
     }
 
     /// A voice still inside an earlier statement (its last section came up short)
@@ -96,8 +95,8 @@ impl Domain for TwelveTone {
         }
     }
 
-    fn summarize(&self, state: &ToneState) -> String {
-        piece::summarize(state)
+    fn summarize(&self, spec: &Blueprint, state: &ToneState) -> String {
+        piece::summarize(spec, state)
     }
 
     fn amend(&self, state: &mut ToneState, a: &Amendment) -> Amendment {

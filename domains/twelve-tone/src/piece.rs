@@ -71,17 +71,12 @@ pub fn tagged_events(score: &Score) -> Vec<(ToneEvent, bool)> {
 }
 
 /// The text summary of the state a text-reading proposer sees.
-pub fn summarize(state: &ToneState) -> String {
+pub fn summarize(plan: &Blueprint, state: &ToneState) -> String {
     let mut s = String::new();
     for (i, line) in state.voices.iter().enumerate() {
-        let name = state
-            .plan
-            .limits
-            .voices
-            .get(i)
-            .map_or("?", |v| v.name.as_str());
+        let name = plan.limits.voices.get(i).map_or("?", |v| v.name.as_str());
         let form = state
-            .expected_form(i)
+            .expected_form(plan, i)
             .map_or_else(|| "done".to_owned(), |f| f.to_string());
         let _ = writeln!(
             s,

@@ -14,7 +14,6 @@ use crate::proposer::llm::{LlmOptions, whole};
 use crate::spec::Spec;
 use cantus_framework::{GateReport, ModelBackend, ModelExchange, ModelRequest, Sampling};
 use cantus_music::Score;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How a raw run ended.
@@ -40,7 +39,7 @@ pub enum RawVerdict {
 #[derive(Clone, Debug)]
 pub struct RawOutcome {
     /// The plan the piece was asked for and judged against.
-    pub plan: Arc<Blueprint>,
+    pub plan: Blueprint,
     /// Released, refused, unreadable or failed.
     pub verdict: RawVerdict,
     /// The model's reply as it came (empty when the call failed).
@@ -110,7 +109,7 @@ pub async fn compose_raw(
     backend: &dyn ModelBackend,
     options: &LlmOptions,
 ) -> Result<RawOutcome, BlueprintError> {
-    let plan = Arc::new(Blueprint::new(spec, seed)?);
+    let plan = Blueprint::new(spec, seed)?;
     let started = Instant::now();
     let request = ModelRequest {
         messages: whole::messages(&plan, &[]),
@@ -159,7 +158,7 @@ pub async fn compose_raw(
         },
         Ok(piece) => {
             outcome.warnings = piece.warnings;
-            let gate = SerialGate::for_plan(plan.clone(), GateMode::Strict);
+            let gate = SerialGate::for_plan(&plan, GateMode::Strict);
             let report = gate.judge_score(&piece.score);
             if report.passed {
                 RawVerdict::Released {

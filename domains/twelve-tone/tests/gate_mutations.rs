@@ -13,7 +13,6 @@ use cantus_twelve_tone::spec::{RowChoice, Spec};
 use cantus_twelve_tone::synth::{
     Mutation, MutationKind, SynthOptions, SynthPiece, from_plan, mutate, piece,
 };
-use std::sync::Arc;
 
 fn op25() -> Row {
     resolve("SchoenbergOp25").unwrap().row
@@ -285,7 +284,7 @@ fn webern_plan() -> Blueprint {
 fn a_symmetric_row_gives_each_statement_two_labels_and_the_schedule_accepts_either() {
     let plan = webern_plan();
     let score = from_plan(&plan, 11).unwrap();
-    let report = SerialGate::for_plan(Arc::new(plan.clone()), GateMode::Strict).judge_score(&score);
+    let report = SerialGate::for_plan(&plan, GateMode::Strict).judge_score(&score);
     assert!(report.passed, "{}", report_text(&report));
     let soprano = report.facts["labels"]["Soprano"]
         .as_str()
@@ -306,15 +305,14 @@ fn a_symmetric_row_gives_each_statement_two_labels_and_the_schedule_accepts_eith
         section.forms[0] = other.parse().unwrap();
     }
     assert_ne!(aliased.sections[0].forms[0], plan.sections[0].forms[0]);
-    let report =
-        SerialGate::for_plan(Arc::new(aliased.clone()), GateMode::Strict).judge_score(&score);
+    let report = SerialGate::for_plan(&aliased, GateMode::Strict).judge_score(&score);
     assert!(report.passed, "{}", report_text(&report));
 
     // A form with other pitch classes is not.
     let mut wrong = aliased;
     let first = wrong.sections[0].forms[0];
     wrong.sections[0].forms[0] = RowForm::new(first.kind, (first.n + 1) % 12);
-    let report = SerialGate::for_plan(Arc::new(wrong), GateMode::Strict).judge_score(&score);
+    let report = SerialGate::for_plan(&wrong, GateMode::Strict).judge_score(&score);
     let v = report
         .violations
         .iter()
@@ -328,7 +326,7 @@ fn a_symmetric_row_gives_each_statement_two_labels_and_the_schedule_accepts_eith
 fn a_transposed_statement_is_a_form_but_not_the_planned_one() {
     let plan = webern_plan();
     let score = from_plan(&plan, 5).unwrap();
-    let gate = SerialGate::for_plan(Arc::new(plan.clone()), GateMode::Strict);
+    let gate = SerialGate::for_plan(&plan, GateMode::Strict);
     let registers: Vec<(u8, u8)> = plan.limits.voices.iter().map(|v| (v.low, v.high)).collect();
     let m = mutate(&score, MutationKind::TransposeStatement, &registers, 8).unwrap();
     assert_caught(&gate, &m);

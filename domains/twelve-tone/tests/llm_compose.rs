@@ -7,7 +7,7 @@
 mod llm_support;
 
 use cantus_framework::{Entry, Outcome, Status};
-use cantus_twelve_tone::compose::{self, Composition};
+use cantus_twelve_tone::compose::{self, Composer, Composition};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
 use cantus_twelve_tone::spec::Spec;
@@ -23,24 +23,17 @@ fn spec(voices: usize, bars: u32) -> Spec {
 
 async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: LlmOptions) -> Composition {
     let proposer = LlmProposer::new(backend, options);
-    compose::compose(
-        spec,
-        seed,
-        GateMode::Strict,
-        &proposer,
-        compose::budget(),
-        None,
-    )
-    .await
-    .expect("plans")
+    Composer::new(GateMode::Strict, compose::budget())
+        .compose(spec, seed, &proposer)
+        .await
+        .expect("plans")
 }
 
 /// Released ⇒ the strict gate passes it again; Failure ⇒ at least one diagnostic.
 fn assert_honest(c: &Composition, context: &str) {
     match &c.outcome {
         Outcome::Released { artefact, .. } => {
-            let report =
-                SerialGate::for_plan(c.plan.clone(), GateMode::Strict).judge_score(artefact);
+            let report = SerialGate::for_plan(&c.plan, GateMode::Strict).judge_score(artefact);
             assert!(
                 report.passed,
                 "{context}: a released piece fails the strict gate: {report:?}"
@@ -162,7 +155,8 @@ async fn wrong_pitches_everywhere_never_release_an_invalid_piece() {
         let mut budget = compose::budget();
         budget.max_proposer_calls = Some(60);
         let proposer = LlmProposer::new(backend, LlmOptions::default());
-        let c = compose::compose(&spec(2, 8), seed, GateMode::Strict, &proposer, budget, None)
+        let c = Composer::new(GateMode::Strict, budget)
+            .compose(&spec(2, 8), seed, &proposer)
             .await
             .expect("plans");
         assert_honest(&c, &format!("seed {seed}"));

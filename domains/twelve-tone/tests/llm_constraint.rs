@@ -53,7 +53,7 @@ async fn cursor_at(done: usize) -> (Blueprint, ToneState) {
     spec.bars = 8;
     spec.section_bars = 4;
     let plan = Blueprint::new(&spec, 11).unwrap();
-    let mut state = ToneState::new(Arc::new(plan.clone()));
+    let mut state = ToneState::new(&plan);
     TwelveTone.begin_section(&mut state, &plan.sections[0]);
     let backend = Arc::new(Scripted::oracle());
     let p = LlmProposer::new(backend, LlmOptions::default());

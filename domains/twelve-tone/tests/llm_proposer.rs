@@ -24,7 +24,7 @@ fn small_spec(voices: usize) -> Spec {
 
 fn planned(voices: usize, seed: u64) -> (Blueprint, ToneState) {
     let plan = Blueprint::new(&small_spec(voices), seed).expect("plans");
-    let mut state = ToneState::new(Arc::new(plan.clone()));
+    let mut state = ToneState::new(&plan);
     TwelveTone.begin_section(&mut state, &plan.sections[0]);
     (plan, state)
 }

@@ -171,7 +171,7 @@ async fn a_whole_piece_request_is_tagged_from_the_schedule() {
     use std::sync::Arc;
 
     let plan = Blueprint::new(&spec(), 9).unwrap();
-    let state = ToneState::new(Arc::new(plan.clone()));
+    let state = ToneState::new(&plan);
     let prose = Step::Text("Let me think about it.".into());
     let backend = Arc::new(Scripted::new(vec![prose, Step::Text(valid_bars(9))]));
     let proposer = LlmProposer::new(backend.clone(), LlmOptions::default());
@@ -199,7 +199,7 @@ async fn a_whole_piece_request_is_tagged_from_the_schedule() {
     let score = TwelveTone.assemble(&plan, proposal.events);
     // The relaxed gate trusts tags: it passes only if the schedule's tags are right.
     for mode in [GateMode::Strict, GateMode::Relaxed] {
-        let report = SerialGate::for_plan(Arc::new(plan.clone()), mode).judge_score(&score);
+        let report = SerialGate::for_plan(&plan, mode).judge_score(&score);
         assert!(report.passed, "{mode:?}: {:?}", report.violations);
     }
 }

@@ -45,7 +45,7 @@ impl Predicate<Cycles> for InAlphabet {
         "every symbol belongs to the alphabet"
     }
     fn check(&self, ctx: CheckContext<'_, Cycles>, e: &Symbol, out: &mut Out) {
-        let last = char::from(b'A' + ctx.state.alphabet as u8 - 1);
+        let last = char::from(b'A' + ctx.spec.alphabet as u8 - 1);
         if !('A'..=last).contains(&e.symbol) {
             out.push(Violation::hard(
                 self.id(),
@@ -67,7 +67,7 @@ impl Predicate<Cycles> for NoRepeatInCycle {
         "each symbol appears at most once per cycle"
     }
     fn check(&self, ctx: CheckContext<'_, Cycles>, e: &Symbol, out: &mut Out) {
-        if ctx.state.used_in_cycle().any(|s| s == e.symbol) {
+        if ctx.state.used_in_cycle(ctx.spec).any(|s| s == e.symbol) {
             out.push(Violation::hard(
                 self.id(),
                 here(&ctx, e),
@@ -88,13 +88,13 @@ impl Predicate<Cycles> for NoRepeatInWindow {
         "a symbol does not recur within the window"
     }
     fn check(&self, ctx: CheckContext<'_, Cycles>, e: &Symbol, out: &mut Out) {
-        if ctx.state.in_window().any(|s| s == e.symbol) {
+        if ctx.state.in_window(ctx.spec).any(|s| s == e.symbol) {
             out.push(Violation::hard(
                 self.id(),
                 here(&ctx, e),
                 format!(
                     "{:?} recurs within {} positions of its last occurrence",
-                    e.symbol, ctx.state.window
+                    e.symbol, ctx.spec.window
                 ),
             ));
         }

@@ -37,9 +37,9 @@ impl RepairRung<Cycles> for Substitute {
         if !vs.iter().any(|v| v.predicate == "CY-ALPHABET") {
             return RungAction::give_up("the symbol belongs to the alphabet");
         }
-        let state = ctx.state;
-        let free = (b'A'..).take(state.alphabet).map(char::from).find(|&s| {
-            !state.used_in_cycle().any(|u| u == s) && !state.in_window().any(|u| u == s)
+        let (spec, state) = (ctx.spec, ctx.state);
+        let free = spec.symbols().find(|&s| {
+            !state.used_in_cycle(spec).any(|u| u == s) && !state.in_window(spec).any(|u| u == s)
         });
         match free {
             Some(symbol) if symbol != c.symbol => RungAction::candidate(Symbol {

@@ -58,7 +58,7 @@ async fn a_trace_with_a_repair_a_drop_and_a_replan() {
         "{:?}",
         kept.feedback
     );
-    assert!(CycleGate.judge(artefact).passed);
+    assert!(CycleGate.judge(&spec(2), artefact).passed);
     insta::assert_json_snapshot!("cycles_trace_seed10", trace_values(&outcome));
 }
 

@@ -96,7 +96,14 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
     ) -> Cert<D> {
         let domain = &self.engine.domain;
         let location = domain.locate(self.section(), &candidate);
-        let verdict = verify(self.engine, state, self.plan, self.index, &candidate);
+        let verdict = verify(
+            self.engine,
+            self.spec,
+            state,
+            self.plan,
+            self.index,
+            &candidate,
+        );
         let mut cert = Certificate {
             section: self.index,
             replan: self.replan,
@@ -183,6 +190,7 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                 let name = rung.name().to_owned();
                 let ctx = crate::predicate::CheckContext {
                     domain,
+                    spec: self.spec,
                     state,
                     section: self.section(),
                     section_index: self.index,
@@ -231,7 +239,7 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                 };
                 let inverses: Vec<D::Amendment> =
                     amendments.iter().map(|a| domain.amend(state, a)).collect();
-                let verdict = verify(engine, state, self.plan, self.index, &event);
+                let verdict = verify(engine, self.spec, state, self.plan, self.index, &event);
                 let hard_before = violations.iter().filter(|v| v.is_hard()).count();
                 let clean = verdict.is_acceptable();
                 // A segment rewrite is all or nothing: kept only when its first event is clean.

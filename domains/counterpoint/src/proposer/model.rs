@@ -74,7 +74,7 @@ fn slot_name(bar: usize, beat: Beat) -> String {
 
 /// The prompt for `slots` of request `req`.
 fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> Vec<Message> {
-    let a = req.spec.as_ref();
+    let a = req.spec;
     let species = match a.species {
         crate::exercise::Species::First => {
             "first species (one whole note against each cantus note)"

@@ -31,10 +31,13 @@ struct Timing {
 
 impl Judgement {
     /// Judges a score whose voices are in onset order (else `Err(Unsorted)`).
-    pub(super) fn run(gate: &SerialGate, score: &Score) -> Result<GateReport<Location>, Unsorted> {
+    pub(super) fn run(
+        gate: &SerialGate<'_>,
+        score: &Score,
+    ) -> Result<GateReport<Location>, Unsorted> {
         let mut findings: Vec<Finding> = Vec::new();
         let plan: Option<&Blueprint> = match &gate.source {
-            RowSource::Plan(p, _) => Some(p),
+            RowSource::Plan(p, _) => Some(*p),
             _ => None,
         };
         let inferred;

@@ -76,7 +76,6 @@ use segment::Statement;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 use tables::{SerialTables, push_labels};
 
 /// How the gate treats row tags.
@@ -171,24 +170,25 @@ impl GateLimits {
 
 /// Where the gate gets its row.
 #[derive(Clone, Debug)]
-enum RowSource {
-    Plan(Arc<Blueprint>, Box<SerialTables>),
+enum RowSource<'p> {
+    Plan(&'p Blueprint, Box<SerialTables>),
     Given(Box<SerialTables>),
     Infer,
 }
 
-/// The strict (or relaxed) twelve-tone release gate.
+/// The strict (or relaxed) twelve-tone release gate (borrowing the blueprint it
+/// holds pieces to, if any).
 #[derive(Clone, Debug)]
-pub struct SerialGate {
+pub struct SerialGate<'p> {
     mode: GateMode,
-    source: RowSource,
+    source: RowSource<'p>,
     limits: Option<GateLimits>,
 }
 
-impl SerialGate {
+impl<'p> SerialGate<'p> {
     /// A gate holding pieces to a blueprint: its row and convention, its limits
     /// (registers, texture, crossing), its bars and its schedule.
-    pub fn for_plan(plan: Arc<Blueprint>, mode: GateMode) -> SerialGate {
+    pub fn for_plan(plan: &'p Blueprint, mode: GateMode) -> SerialGate<'p> {
         let tables = Box::new(SerialTables::from_table(plan.table.clone()));
         let limits = GateLimits::from_plan(&plan.limits);
         SerialGate {
@@ -200,7 +200,7 @@ impl SerialGate {
 
     /// A gate for pieces on `row`, labelled under `convention`, with no schedule and
     /// the limits of [`GateLimits::unspecified`] for the judged score's voice count.
-    pub fn for_row(row: Row, convention: Convention, mode: GateMode) -> SerialGate {
+    pub fn for_row(row: Row, convention: Convention, mode: GateMode) -> SerialGate<'p> {
         SerialGate {
             mode,
             source: RowSource::Given(Box::new(SerialTables::new(&row, convention))),
@@ -214,7 +214,7 @@ impl SerialGate {
     /// chord does not say the order of its pitch classes (failing that, a chord counts
     /// low to high) — and labels zero-centred. A piece in which no voice sounds all
     /// twelve gets the `TT-ROW` violation "no twelve-tone statement found".
-    pub fn inferring(mode: GateMode) -> SerialGate {
+    pub fn inferring(mode: GateMode) -> SerialGate<'p> {
         SerialGate {
             mode,
             source: RowSource::Infer,
@@ -223,7 +223,7 @@ impl SerialGate {
     }
 
     /// The same gate with other texture limits.
-    pub fn with_limits(mut self, limits: GateLimits) -> SerialGate {
+    pub fn with_limits(mut self, limits: GateLimits) -> SerialGate<'p> {
         self.limits = Some(limits);
         self
     }
@@ -265,13 +265,19 @@ impl SerialGate {
     }
 }
 
-impl ReleaseGate<TwelveTone> for SerialGate {
+/// The release gate of the engine: each composed piece judged by
+/// [`SerialGate::for_plan`] against the blueprint it was composed to, so one engine
+/// serves every piece.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanGate(pub GateMode);
+
+impl ReleaseGate<TwelveTone> for PlanGate {
     fn name(&self) -> String {
-        SerialGate::name(self)
+        format!("twelve-tone/{}", self.0)
     }
 
-    fn judge(&self, artefact: &Score) -> GateReport<Location> {
-        self.judge_score(artefact)
+    fn judge(&self, plan: &Blueprint, artefact: &Score) -> GateReport<Location> {
+        SerialGate::for_plan(plan, self.0).judge_score(artefact)
     }
 }
 

@@ -17,7 +17,7 @@ fn allowed_tremolo(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> bool {
     let Some(line) = ctx.state.voices.get(e.voice) else {
         return false;
     };
-    let allowance = ctx.state.plan.limits.tremolo_per_statement;
+    let allowance = ctx.spec.limits.tremolo_per_statement;
     line.last().is_some_and(|last| {
         last.tag == e.tag
             && last.pc_set() == e.pc_set()
@@ -81,7 +81,7 @@ impl Predicate<TwelveTone> for ScheduleLockstep {
                 "the duration is not positive",
             ));
         }
-        match ctx.state.expected_form(e.voice) {
+        match ctx.state.expected_form(ctx.spec, e.voice) {
             None => out.push(Violation::hard(
                 self.id(),
                 at(&ctx, e),
@@ -154,7 +154,7 @@ impl Predicate<TwelveTone> for RowConsistency {
             ));
             return;
         }
-        let form = ctx.state.plan.table.pcs(tag.form);
+        let form = ctx.spec.table.pcs(tag.form);
         let expected = form[usize::from(tag.start)..usize::from(tag.end())]
             .iter()
             .fold(0u16, |m, &pc| m | 1 << pc);
@@ -196,7 +196,7 @@ impl Predicate<TwelveTone> for NoPrematureRepetition {
                     "{} already sounded in this statement ({})",
                     pc_names(again),
                     ctx.state
-                        .expected_form(e.voice)
+                        .expected_form(ctx.spec, e.voice)
                         .map_or_else(|| "-".to_owned(), |f| f.to_string())
                 ),
             ));

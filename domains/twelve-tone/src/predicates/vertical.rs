@@ -33,8 +33,7 @@ impl Predicate<TwelveTone> for NoCollision {
                 let shared = mine & other.pc_set();
                 if shared != 0 {
                     let name = ctx
-                        .state
-                        .plan
+                        .spec
                         .limits
                         .voices
                         .get(u)
@@ -65,7 +64,7 @@ impl Predicate<TwelveTone> for TextureBounds {
         "an event has at most max_chord pitches, at most max_sounding pitches sound at once, and a voice's events do not overlap"
     }
     fn check(&self, ctx: CheckContext<'_, TwelveTone>, e: &ToneEvent, out: &mut Out) {
-        let limits = &ctx.state.plan.limits;
+        let limits = &ctx.spec.limits;
         if e.pitches.len() > usize::from(limits.max_chord) {
             out.push(Violation::hard(
                 self.id(),
@@ -141,7 +140,7 @@ impl Predicate<TwelveTone> for InRegister {
         "every pitch lies inside its voice's register"
     }
     fn check(&self, ctx: CheckContext<'_, TwelveTone>, e: &ToneEvent, out: &mut Out) {
-        let Some(v) = ctx.state.plan.limits.voices.get(e.voice) else {
+        let Some(v) = ctx.spec.limits.voices.get(e.voice) else {
             return;
         };
         let outside: Vec<u8> = e
@@ -180,7 +179,7 @@ impl Predicate<TwelveTone> for LimitedCrossing {
         }
         let mut total = ctx.state.crossing;
         total.add(add);
-        let limit = ctx.state.plan.limits.max_crossing;
+        let limit = ctx.spec.limits.max_crossing;
         if total.share() > limit {
             out.push(Violation::hard(
                 self.id(),

@@ -6,12 +6,11 @@ use cantus_framework::{Domain, Proposal, ProposalRequest, Proposer, RequestKind}
 use cantus_music::Time;
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, ToneEvent, ToneState, TwelveTone};
-use std::sync::Arc;
 
 /// A planned spec and its empty state.
 pub fn planned(spec: &Spec, seed: u64) -> (Blueprint, ToneState) {
     let plan = Blueprint::new(spec, seed).expect("the spec plans");
-    let state = ToneState::new(Arc::new(plan.clone()));
+    let state = ToneState::new(&plan);
     (plan, state)
 }
 

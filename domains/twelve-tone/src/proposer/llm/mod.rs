@@ -199,7 +199,7 @@ impl LlmProposer {
                 unreadable: why.as_deref(),
             };
             let request = ModelRequest {
-                messages: prompt::messages(&job, req.state, &retry, json),
+                messages: prompt::messages(&job, req.spec, req.state, &retry, json),
                 constraint: constraint.clone(),
                 sampling: self.sampling(req, &[ctx.kind_code, u64::from(reask)]),
                 context: context_json(&job, req.state, req.attempt),
