@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release --example delivery [SEEDS]` (default 3 seeds per brief).
 
-use cantus_framework::{Assessment, Engine, Measure, Outcome};
+use cantus_framework::{Assessment, Engine, Measure, Outcome, Revise};
 use cantus_twelve_tone::compose::{budget, engine};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
@@ -59,7 +59,13 @@ fn main() {
             {
                 let e: Engine<TwelveTone> = engine(mode).with_budget(budget());
                 // Raw: one whole-piece proposal, judged as it comes.
-                let raw = rt.block_on(e.revise(&plan, &EmbeddedProposer, &GateOnly, seed, 1));
+                let raw = rt.block_on(e.revise_whole(
+                    &plan,
+                    &EmbeddedProposer,
+                    &GateOnly,
+                    seed,
+                    Revise::gate_only(1),
+                ));
                 released[i] += usize::from(matches!(raw, Outcome::Released { .. }));
                 // Harness: the propose–verify–repair loop.
                 let harness = rt.block_on(e.run(&plan, &EmbeddedProposer, seed));

@@ -9,7 +9,7 @@
 //! Nothing here knows about music, files or networks: a domain implements
 //! [`Domain`] and supplies its predicates, rungs and gate; proposers (symbolic or
 //! LLM-backed) implement [`Proposer`]. The same pieces also drive the
-//! generate–measure–revise loop over whole artefacts ([`Engine::revise`]).
+//! generate–measure–revise loop ([`Engine::revise_harness`], [`Engine::revise_whole`]).
 //!
 //! ```text
 //! plan ─▶ for each section: propose ─▶ verify each event ─▶ ladder (rungs in order,
@@ -44,10 +44,7 @@
 //!     fn accept(&self, s: &mut Vec<u32>, _: &usize, e: &u32) { s.push(*e) }
 //!     fn skip(&self, _: &mut Vec<u32>, _: &usize, _: &u32) {}
 //!     fn locate(&self, _: &usize, _: &u32) -> usize { 0 }
-//!     fn summarize(&self, _: &usize, s: &Vec<u32>) -> String { format!("{s:?}") }
-//!     fn amend(&self, _: &mut Vec<u32>, a: &NoAmendment) -> NoAmendment { match *a {} }
 //!     fn finish(&self, _: &usize, s: Vec<u32>) -> Vec<u32> { s }
-//!     fn assemble(&self, _: &usize, events: Vec<u32>) -> Vec<u32> { events }
 //! }
 //!
 //! /// `RISE`: each number exceeds the one before.
@@ -115,7 +112,7 @@ mod repair;
 mod revise;
 mod trace;
 
-pub use domain::{Domain, NoAmendment, PlanError};
+pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
 pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
 pub use gate::{GateReport, ReleaseGate};
 pub use model::{
@@ -123,12 +120,14 @@ pub use model::{
     ModelRequest, PluginInfo, Role, Sampling, Usage,
 };
 pub use predicate::{CheckContext, Predicate, Severity, Verdict, Verifier, Violation};
-pub use proposer::{Cost, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
+pub use proposer::{
+    Cost, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
+};
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};
-pub use revise::{Assessment, Measure, Revise, ReviseMode};
+pub use revise::{Assessment, Measure, Revise};
 pub use trace::{
-    CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, SectionRecord, Status,
-    Step, Totals, Trace, TraceOf,
+    CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, RunMode, SectionOutcome,
+    SectionRecord, Status, Step, StepAction, Totals, Trace, TraceOf,
 };
 
 /// The async-trait attribute proposers implement [`Proposer`] with.

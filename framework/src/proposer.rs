@@ -32,14 +32,42 @@ pub enum RequestKind<'a, D: Domain> {
     Whole,
 }
 
-impl<D: Domain> RequestKind<'_, D> {
-    /// Short name for traces: `section`, `patch`, `rewrite`, `whole`.
-    pub fn label(&self) -> &'static str {
+/// The kind of a request without its data, as traces name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RequestType {
+    Section,
+    Patch,
+    Rewrite,
+    Whole,
+}
+
+impl RequestType {
+    /// `section`, `patch`, `rewrite` or `whole`.
+    pub fn as_str(self) -> &'static str {
         match self {
-            RequestKind::Section => "section",
-            RequestKind::Patch { .. } => "patch",
-            RequestKind::Rewrite { .. } => "rewrite",
-            RequestKind::Whole => "whole",
+            RequestType::Section => "section",
+            RequestType::Patch => "patch",
+            RequestType::Rewrite => "rewrite",
+            RequestType::Whole => "whole",
+        }
+    }
+}
+
+impl std::fmt::Display for RequestType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl<D: Domain> RequestKind<'_, D> {
+    /// What kind of request this is, for traces.
+    pub fn label(&self) -> RequestType {
+        match self {
+            RequestKind::Section => RequestType::Section,
+            RequestKind::Patch { .. } => RequestType::Patch,
+            RequestKind::Rewrite { .. } => RequestType::Rewrite,
+            RequestKind::Whole => RequestType::Whole,
         }
     }
 }
@@ -54,8 +82,6 @@ pub struct ProposalRequest<'a, D: Domain> {
     pub section_index: Option<usize>,
     /// The online state the answer must fit.
     pub state: &'a D::State,
-    /// [`Domain::summarize`] of `state`, for text-reading proposers.
-    pub summary: String,
     /// What went wrong last time (replan reasons, revise feedback); empty at first.
     pub feedback: &'a [String],
     /// 0 for the first try; counts replans, ladder passes or revise rounds.

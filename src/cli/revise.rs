@@ -127,12 +127,12 @@ pub fn compose(
         engine = engine.with_progress(p);
     }
     let measure = Recorded::new();
-    let outcome = super::runtime().block_on(engine.revise_with(
+    let outcome = super::runtime().block_on(engine.revise_harness(
         &plan,
         proposer,
         &measure,
         seed,
-        Revise::harness(rounds),
+        Revise::measured(rounds),
     ));
     let verdicts = measure.verdicts();
     let records = outcome.trace().entries.iter().filter_map(|e| match e {

@@ -8,7 +8,7 @@
 
 use crate::cantus::Cantus;
 use crate::exercise::{Beat, Exercise, Location, Moment, Position, Species};
-use cantus_framework::{Domain, NoAmendment, PlanError};
+use cantus_framework::{Assemble, Domain, NoAmendment, PlanError};
 use cantus_music::{Score, Spelling};
 use serde::Serialize;
 
@@ -185,32 +185,12 @@ impl Domain for Counterpoint {
         }
     }
 
-    fn summarize(&self, _spec: &Assignment, state: &CpState) -> String {
-        let ex = &state.exercise;
-        let line: Vec<String> = ex
-            .moments
-            .iter()
-            .map(|m| m.counterpoint.to_string())
-            .collect();
-        let cantus: Vec<String> = ex.cantus.iter().map(ToString::to_string).collect();
-        format!(
-            "species {} counterpoint {} a {} cantus [{}]; so far: [{}]",
-            ex.species.number(),
-            ex.position,
-            ex.modality.mode().map_or("modal", |m| m.as_str()),
-            cantus.join(" "),
-            line.join(" ")
-        )
-    }
-
-    fn amend(&self, _state: &mut CpState, a: &NoAmendment) -> NoAmendment {
-        match *a {}
-    }
-
     fn finish(&self, spec: &Assignment, state: CpState) -> Score {
         state.exercise.to_score(Some(spec.title()))
     }
+}
 
+impl Assemble for Counterpoint {
     fn assemble(&self, spec: &Assignment, events: Vec<CpEvent>) -> Score {
         let mut ex = spec.empty_exercise();
         let mut events = events;

@@ -174,12 +174,12 @@ fn setup() -> Setup {
 }
 
 fn revise(s: &Setup, rounds: u32) -> Outcome<TwelveTone> {
-    s.rt.block_on(engine(GateMode::Strict).revise_with(
+    s.rt.block_on(engine(GateMode::Strict).revise_harness(
         &s.plan,
         &HeldUntilTold,
         &s.measure,
         SEED,
-        Revise::harness(rounds),
+        Revise::measured(rounds),
     ))
 }
 

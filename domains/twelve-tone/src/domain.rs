@@ -4,7 +4,7 @@ use crate::blueprint::{Blueprint, SectionPlan};
 use crate::event::{Location, ToneEvent};
 use crate::piece;
 use crate::state::{CrossingTally, ToneState};
-use cantus_framework::{Domain, PlanError};
+use cantus_framework::{Amend, Assemble, Domain, PlanError};
 use cantus_music::{Score, Time, time_text};
 use serde::Serialize;
 
@@ -95,11 +95,23 @@ impl Domain for TwelveTone {
         }
     }
 
-    fn summarize(&self, spec: &Blueprint, state: &ToneState) -> String {
-        piece::summarize(spec, state)
+    fn finish(&self, spec: &Blueprint, state: ToneState) -> Score {
+        let events = state.voices.into_iter().flat_map(|l| l.events);
+        piece::to_score(spec, events)
     }
+}
 
-    fn amend(&self, state: &mut ToneState, a: &Amendment) -> Amendment {
+impl Assemble for TwelveTone {
+    fn assemble(&self, spec: &Blueprint, events: Vec<ToneEvent>) -> Score {
+        piece::to_score(spec, events)
+    }
+}
+
+impl Amend<ToneState> for Amendment {
+    /// Sets the event's duration, keeping the crossing tally in step; the inverse
+    /// restores the old duration. An amendment naming no accepted event changes nothing.
+    fn apply(&self, state: &mut ToneState) -> Amendment {
+        let a = self;
         let Some(line) = state.voices.get(a.voice) else {
             return a.clone();
         };
@@ -118,14 +130,5 @@ impl Domain for TwelveTone {
             duration: old.duration,
             ..a.clone()
         }
-    }
-
-    fn finish(&self, spec: &Blueprint, state: ToneState) -> Score {
-        let events = state.voices.into_iter().flat_map(|l| l.events);
-        piece::to_score(spec, events)
-    }
-
-    fn assemble(&self, spec: &Blueprint, events: Vec<ToneEvent>) -> Score {
-        piece::to_score(spec, events)
     }
 }

@@ -46,7 +46,6 @@ async fn ask(
         plan: &plan.sections,
         section_index: Some(0),
         state,
-        summary: String::new(),
         feedback,
         attempt: 0,
         seed: 7,

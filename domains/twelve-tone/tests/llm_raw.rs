@@ -164,7 +164,7 @@ async fn a_failing_backend_is_reported() {
 
 #[tokio::test]
 async fn a_whole_piece_request_is_tagged_from_the_schedule() {
-    use cantus_framework::{Domain, ProposalRequest, Proposer, RequestKind};
+    use cantus_framework::{Assemble, ProposalRequest, Proposer, RequestKind};
     use cantus_twelve_tone::gate::{GateMode, SerialGate};
     use cantus_twelve_tone::proposer::llm::LlmProposer;
     use cantus_twelve_tone::{ToneState, TwelveTone};
@@ -182,7 +182,6 @@ async fn a_whole_piece_request_is_tagged_from_the_schedule() {
             plan: &plan.sections,
             section_index: None,
             state: &state,
-            summary: String::new(),
             feedback: &[],
             attempt: 0,
             seed: 9,

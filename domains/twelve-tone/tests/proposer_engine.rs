@@ -3,7 +3,7 @@
 //! every section ends with every voice's statement complete, and the strict release
 //! gate releases the result.
 
-use cantus_framework::{Engine, Entry, Outcome};
+use cantus_framework::{Engine, Entry, Outcome, SectionOutcome};
 use cantus_music::Score;
 use cantus_twelve_tone::compose;
 use cantus_twelve_tone::gate::GateMode;
@@ -56,7 +56,7 @@ async fn the_ladder_settles_embedded_sections_with_every_statement_complete() {
             );
             for entry in &trace.entries {
                 if let Entry::Section(record) = entry
-                    && record.outcome == "kept"
+                    && record.outcome == SectionOutcome::Kept
                 {
                     assert_eq!(
                         record.dropped, 0,

@@ -1,6 +1,6 @@
 //! The domain's types and its lockstep bookkeeping.
 
-use cantus_framework::{Domain, NoAmendment, PlanError};
+use cantus_framework::{Assemble, Domain, NoAmendment, PlanError};
 use serde::Serialize;
 use std::fmt;
 
@@ -162,15 +162,6 @@ impl Domain for Cycles {
         }
     }
 
-    fn summarize(&self, _spec: &CycleSpec, state: &CycleState) -> String {
-        let s: String = state.placed.iter().map(|s| s.unwrap_or('_')).collect();
-        format!("placed so far: {s:?}; next position {}", state.cursor())
-    }
-
-    fn amend(&self, _state: &mut CycleState, amendment: &NoAmendment) -> NoAmendment {
-        match *amendment {}
-    }
-
     fn finish(&self, spec: &CycleSpec, state: CycleState) -> CyclesString {
         CyclesString {
             alphabet: spec.alphabet,
@@ -179,7 +170,9 @@ impl Domain for Cycles {
             symbols: state.placed,
         }
     }
+}
 
+impl Assemble for Cycles {
     fn assemble(&self, spec: &CycleSpec, events: Vec<Symbol>) -> CyclesString {
         let len = spec.alphabet * spec.cycles;
         let mut symbols = vec![None; len];

@@ -1,7 +1,7 @@
 //! The engine's paths on the cycles domain: repair, drop, replan, budgets, revise.
 
 use cantus_example_cycles::*;
-use cantus_framework::{Budget, Entry, Outcome, ReleaseGate, Status};
+use cantus_framework::{Budget, Entry, Outcome, ReleaseGate, Revise, SectionOutcome, Status};
 use std::time::Duration;
 
 fn spec(cycles: usize) -> CycleSpec {
@@ -41,7 +41,7 @@ async fn a_trace_with_a_repair_a_drop_and_a_replan() {
     let replanned = trace
         .entries
         .iter()
-        .any(|e| matches!(e, Entry::Section(s) if s.outcome == "replanned" && s.dropped > 0));
+        .any(|e| matches!(e, Entry::Section(s) if s.outcome == SectionOutcome::Replanned && s.dropped > 0));
     assert!(replanned, "the section with the drop was replanned");
     assert_eq!(trace.totals.replans, 1);
     // The replan's request carried the reason for the drop.
@@ -259,7 +259,13 @@ async fn the_revise_loop_keeps_the_best_round_and_stops_on_convergence() {
         }
     }
     let outcome = engine()
-        .revise(&spec(3), &SloppyProposer { mistakes: 0.5 }, &Holes, 7, 6)
+        .revise_whole(
+            &spec(3),
+            &SloppyProposer { mistakes: 0.5 },
+            &Holes,
+            7,
+            Revise::gate_only(6),
+        )
         .await;
     let rounds: Vec<_> = outcome
         .trace()

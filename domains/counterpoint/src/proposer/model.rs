@@ -95,7 +95,7 @@ fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> V
         a.position,
         a.cantus.mode().map_or("modal", |m| m.as_str()),
         cantus.join(" "),
-        req.summary
+        so_far(&req.state.exercise)
     );
     if let RequestKind::Patch {
         candidate,
@@ -151,6 +151,24 @@ fn read_reply(text: &str, n: usize) -> Option<Vec<(u8, Spelling)>> {
         .map(parse_note)
         .collect::<Option<_>>()?;
     (notes.len() == n).then_some(notes)
+}
+
+/// The exercise so far, in one line of the prompt.
+fn so_far(ex: &crate::exercise::Exercise) -> String {
+    let line: Vec<String> = ex
+        .moments
+        .iter()
+        .map(|m| m.counterpoint.to_string())
+        .collect();
+    let cantus: Vec<String> = ex.cantus.iter().map(ToString::to_string).collect();
+    format!(
+        "species {} counterpoint {} a {} cantus [{}]; so far: [{}]",
+        ex.species.number(),
+        ex.position,
+        ex.modality.mode().map_or("modal", |m| m.as_str()),
+        cantus.join(" "),
+        line.join(" ")
+    )
 }
 
 #[async_trait]

@@ -30,7 +30,6 @@ pub async fn ask(
         plan: &plan.sections,
         section_index: section,
         state,
-        summary: String::new(),
         feedback,
         attempt,
         seed,
