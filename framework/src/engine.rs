@@ -12,7 +12,7 @@
 
 use crate::domain::Domain;
 use crate::gate::ReleaseGate;
-use crate::predicate::{Verifier, Violation};
+use crate::predicate::{RuleId, Verifier, Violation};
 use crate::proposer::Proposer;
 use crate::repair::Ladder;
 use crate::trace::{RunMode, TraceOf};
@@ -66,7 +66,7 @@ impl Default for Budget {
 #[derive(Clone, Debug, Serialize)]
 pub struct Diagnostic<L> {
     /// The predicate broken, when the failure is a rule violation.
-    pub predicate: Option<String>,
+    pub predicate: Option<RuleId>,
     pub location: Option<L>,
     pub reason: String,
 }

@@ -49,12 +49,13 @@
 //!
 //! /// `RISE`: each number exceeds the one before.
 //! struct Rises;
+//! const RISE: RuleId = RuleId::new("RISE");
 //! impl Predicate<Rising> for Rises {
-//!     fn id(&self) -> &'static str { "RISE" }
+//!     fn id(&self) -> RuleId { RISE }
 //!     fn description(&self) -> &'static str { "each number exceeds the one before" }
 //!     fn check(&self, ctx: CheckContext<'_, Rising>, e: &u32, out: &mut Vec<Violation<usize>>) {
 //!         if let Some(&last) = ctx.state.last() && *e <= last {
-//!             out.push(Violation::hard("RISE", ctx.state.len(), format!("{e} after {last}")));
+//!             out.push(Violation::hard(RISE, ctx.state.len(), format!("{e} after {last}")));
 //!         }
 //!     }
 //! }
@@ -77,7 +78,7 @@
 //!     fn name(&self) -> String { "rising".into() }
 //!     fn judge(&self, _: &usize, a: &Vec<u32>) -> GateReport<usize> {
 //!         let v = a.windows(2).enumerate().filter(|(_, w)| w[1] <= w[0])
-//!             .map(|(i, w)| Violation::hard("RISE", i + 1, format!("{} after {}", w[1], w[0])))
+//!             .map(|(i, w)| Violation::hard(RISE, i + 1, format!("{} after {}", w[1], w[0])))
 //!             .collect();
 //!         GateReport::from_violations(self.name(), v)
 //!     }
@@ -119,9 +120,9 @@ pub use model::{
     Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange, ModelReply,
     ModelRequest, PluginInfo, Role, Sampling, Usage,
 };
-pub use predicate::{CheckContext, Predicate, Severity, Verdict, Verifier, Violation};
+pub use predicate::{CheckContext, Predicate, RuleId, Severity, Verdict, Verifier, Violation};
 pub use proposer::{
-    Cost, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
+    Cost, Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
 };
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};
 pub use revise::{Assessment, Measure, Revise};

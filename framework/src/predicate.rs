@@ -20,11 +20,53 @@ pub enum Severity {
     Soft,
 }
 
+/// A rule's stable id, as traces, reports and the CLI name it (`TT-COLLISION`).
+///
+/// Domains name each rule once — in an enum (`impl From<Rule> for RuleId`) or a
+/// catalogue of constants — and everything else (predicates, rungs, the gate, tests)
+/// refers to that definition, so no id is ever typed twice as a string literal. It
+/// serializes as the plain id string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RuleId(&'static str);
+
+impl RuleId {
+    /// The id `id` (for a domain's rule definitions).
+    pub const fn new(id: &'static str) -> RuleId {
+        RuleId(id)
+    }
+
+    /// The id as text.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Comparing with the published id text (what reports and the CLI print), e.g. in a
+/// test of what a user sees: `v.predicate == "TT-ROW"`.
+impl PartialEq<str> for RuleId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 /// One broken rule at one place.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Violation<L> {
-    /// Stable id of the predicate, e.g. `"TT-COLLISION"`.
-    pub predicate: String,
+    /// Stable id of the predicate, e.g. `TT-COLLISION`.
+    pub predicate: RuleId,
     pub severity: Severity,
     pub location: L,
     /// Human-readable reason: what is wrong and, where it helps, what was expected.
@@ -33,7 +75,7 @@ pub struct Violation<L> {
 
 impl<L> Violation<L> {
     /// A hard violation.
-    pub fn hard(predicate: impl Into<String>, location: L, reason: impl Into<String>) -> Self {
+    pub fn hard(predicate: impl Into<RuleId>, location: L, reason: impl Into<String>) -> Self {
         Violation {
             predicate: predicate.into(),
             severity: Severity::Hard,
@@ -43,7 +85,7 @@ impl<L> Violation<L> {
     }
 
     /// A soft violation.
-    pub fn soft(predicate: impl Into<String>, location: L, reason: impl Into<String>) -> Self {
+    pub fn soft(predicate: impl Into<RuleId>, location: L, reason: impl Into<String>) -> Self {
         Violation {
             severity: Severity::Soft,
             ..Violation::hard(predicate, location, reason)
@@ -91,7 +133,7 @@ impl<D: Domain> Copy for CheckContext<'_, D> {}
 /// A named rule with a stable id and a severity.
 pub trait Predicate<D: Domain>: Send + Sync {
     /// Stable id used in traces, reports and CLI output (never renamed).
-    fn id(&self) -> &'static str;
+    fn id(&self) -> RuleId;
     /// One sentence on what the rule requires.
     fn description(&self) -> &'static str;
     /// Hard by default.

@@ -20,7 +20,7 @@
 use crate::domain::{Assemble, Domain};
 use crate::engine::{Ask, Diagnostic, Engine, Outcome, Progress, Run};
 use crate::gate::GateReport;
-use crate::proposer::{Proposer, RequestKind};
+use crate::proposer::{Feedback, Proposer, RequestKind};
 use crate::trace::{Entry, RoundRecord, RunMode};
 
 /// A soft measure's view of one artefact.
@@ -167,7 +167,7 @@ impl<D: Domain> Engine<D> {
         if let Err(e) = &planned {
             return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None);
         }
-        let mut feedback: Vec<String> = Vec::new();
+        let mut feedback: Vec<Feedback<D::Location>> = Vec::new();
         let mut best: Option<Best<D>> = None;
         for round in 1..=options.rounds {
             let first_call = run.totals.proposer_calls + 1;
@@ -203,7 +203,7 @@ impl<D: Domain> Engine<D> {
                 score: assessment.score,
                 converged,
                 best: is_best,
-                feedback: next.clone(),
+                feedback: next.iter().map(ToString::to_string).collect(),
             }));
             if is_best {
                 best = Some(Best {
@@ -255,7 +255,7 @@ impl<D: Domain> Run<'_, D> {
     /// One whole-artefact request; the artefact and its event count.
     async fn whole_round(
         &mut self,
-        feedback: &[String],
+        feedback: &[Feedback<D::Location>],
         round: u32,
         assemble: AssembleFn<'_, D>,
     ) -> Result<(D::Artefact, usize), RoundError<D>> {
@@ -277,7 +277,7 @@ impl<D: Domain> Run<'_, D> {
     /// The whole harness over the plan, every section request carrying `feedback`.
     async fn harness_round(
         &mut self,
-        feedback: &[String],
+        feedback: &[Feedback<D::Location>],
     ) -> Result<(D::Artefact, usize), RoundError<D>> {
         let domain = &self.engine.domain;
         let proposed_before = self.totals.events_proposed;
@@ -299,22 +299,27 @@ type RoundError<D> = (
 );
 
 /// The gate's hard violations (at most [`GATE_FEEDBACK_LINES`]) then the measure's lines.
-fn round_feedback<L: std::fmt::Display>(
-    report: &GateReport<L>,
-    assessment: &Assessment,
-) -> Vec<String> {
+fn round_feedback<L: Clone>(report: &GateReport<L>, assessment: &Assessment) -> Vec<Feedback<L>> {
     let hard = report.hard().count();
-    let mut next: Vec<String> = report
+    let mut next: Vec<Feedback<L>> = report
         .hard()
         .take(GATE_FEEDBACK_LINES)
-        .map(|v| format!("fix [{}] at {}: {}", v.predicate, v.location, v.reason))
+        .map(|v| Feedback::Violation {
+            rule: v.predicate,
+            location: v.location.clone(),
+            reason: v.reason.clone(),
+        })
         .collect();
     if hard > GATE_FEEDBACK_LINES {
-        next.push(format!(
-            "… and {} more rule violations",
-            hard - GATE_FEEDBACK_LINES
-        ));
+        next.push(Feedback::MoreViolations {
+            count: hard - GATE_FEEDBACK_LINES,
+        });
     }
-    next.extend(assessment.feedback.iter().cloned());
+    next.extend(
+        assessment
+            .feedback
+            .iter()
+            .map(|text| Feedback::Measure { text: text.clone() }),
+    );
     next
 }

@@ -13,7 +13,7 @@
 use crate::domain::Domain;
 use crate::engine::Budget;
 use crate::gate::GateReport;
-use crate::predicate::Violation;
+use crate::predicate::{RuleId, Violation};
 use crate::proposer::{Cost, RequestType};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -39,7 +39,7 @@ pub struct RunHeader {
     pub proposer: String,
     pub seed: u64,
     pub mode: RunMode,
-    pub predicates: Vec<String>,
+    pub predicates: Vec<RuleId>,
     pub ladder: Vec<String>,
     pub gate: String,
     pub budget: Budget,

@@ -175,7 +175,7 @@ pub fn compose(args: &super::compose::Args) -> Exit {
 
 /// `FS-M-leap-recovery 1, FS-M-double-leap 1` (or `none`).
 fn soft_line(report: &GateReport<Location>) -> String {
-    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut counts: Vec<(cantus_framework::RuleId, usize)> = Vec::new();
     for v in report
         .violations
         .iter()
@@ -183,7 +183,7 @@ fn soft_line(report: &GateReport<Location>) -> String {
     {
         match counts.iter_mut().find(|(id, _)| *id == v.predicate) {
             Some((_, n)) => *n += 1,
-            None => counts.push((v.predicate.clone(), 1)),
+            None => counts.push((v.predicate, 1)),
         }
     }
     if counts.is_empty() {

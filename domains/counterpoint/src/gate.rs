@@ -9,7 +9,7 @@ use crate::domain::{Assignment, Counterpoint};
 use crate::exercise::{Exercise, Location, Species};
 use crate::read::{ExerciseError, ReadOptions, Reading, read_exercise};
 use crate::rules::{self, Finding, rule_by_id};
-use cantus_framework::{GateReport, ReleaseGate, Severity, Violation};
+use cantus_framework::{GateReport, ReleaseGate, RuleId, Severity, Violation};
 use cantus_music::{Score, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ impl SpeciesGate {
         if let Some(want) = &self.cantus {
             let got: Vec<u8> = reading.exercise.cantus.iter().map(|n| n.midi).collect();
             if &got != want {
-                let rule = rule_by_id("SP-cantus").expect("SP-cantus is in the catalogue");
+                let rule = rule_by_id(rules::SP_CANTUS).expect("SP-cantus is in the catalogue");
                 let bar = got
                     .iter()
                     .zip(want)
@@ -102,7 +102,7 @@ impl SpeciesGate {
             Err(e) => GateReport::from_violations(
                 self.name(),
                 vec![Violation::hard(
-                    "SP-structure",
+                    rules::SP_STRUCTURE,
                     Location {
                         bar: 1,
                         voice: String::new(),
@@ -139,7 +139,7 @@ pub fn judge_score(
 ) -> Result<(GateReport<Location>, Reading), ExerciseError> {
     let reading = read_exercise(score, options)?;
     let ex = &reading.exercise;
-    let rhythm = rule_by_id("SP-rhythm").expect("SP-rhythm is in the catalogue");
+    let rhythm = rule_by_id(rules::SP_RHYTHM).expect("SP-rhythm is in the catalogue");
     let mut violations: Vec<Finding> = reading
         .rhythm
         .iter()
@@ -169,13 +169,13 @@ pub fn soft_scores(
     report: &GateReport<Location>,
     ex: &Exercise,
     profile: rules::Profile,
-) -> BTreeMap<String, usize> {
-    let mut scores: BTreeMap<String, usize> = rules::rules_for(ex.species)
+) -> BTreeMap<RuleId, usize> {
+    let mut scores: BTreeMap<RuleId, usize> = rules::rules_for(ex.species)
         .filter(|r| profile.severity(r) == Severity::Soft)
-        .map(|r| (r.id.to_owned(), 0))
+        .map(|r| (r.id, 0))
         .collect();
     for v in report.violations.iter().filter(|v| !v.is_hard()) {
-        *scores.entry(v.predicate.clone()).or_default() += 1;
+        *scores.entry(v.predicate).or_default() += 1;
     }
     scores
 }

@@ -14,25 +14,31 @@
 
 use async_trait::async_trait;
 use cantus_framework::{
-    Entry, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, Revise,
-    RoundRecord,
+    Entry, Feedback, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind,
+    Revise, RoundRecord,
 };
 use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
 use cantus_music::{Score, Time};
 use cantus_twelve_tone::compose::engine;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::spec::compile_brief;
-use cantus_twelve_tone::{Blueprint, EmbeddedProposer, ToneEvent, TwelveTone};
+use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, ToneEvent, TwelveTone};
 
 const BRIEF: &str = "A 16-bar quartet in 4/4 on Schoenberg's Op. 25 row";
 const SEED: u64 = 7;
 
 /// Whether revise feedback asks for shorter notes or more onsets.
-fn asks_for_motion(feedback: &[String]) -> bool {
-    feedback.iter().any(|l| {
-        (l.starts_with("average note length") && l.contains("lower it"))
-            || (l.starts_with("note density") && l.contains("raise it"))
+fn asks_for_motion(feedback: &[Feedback<Location>]) -> bool {
+    feedback.iter().any(|f| match f {
+        Feedback::Measure { text } => motion_line(text),
+        _ => false,
     })
+}
+
+/// Whether one feedback line asks for shorter notes or more onsets.
+fn motion_line(l: &str) -> bool {
+    (l.starts_with("average note length") && l.contains("lower it"))
+        || (l.starts_with("note density") && l.contains("raise it"))
 }
 
 /// Re-times one voice's events onto the slowest grid of whole, half or quarter
@@ -228,7 +234,11 @@ fn revise_raises_a_degenerate_piece_past_both_gates() {
     let first = &rounds[0];
     assert!(first.gate_passed && !first.converged, "{first:#?}");
     assert!(first.score > 0.0);
-    assert!(asks_for_motion(&first.feedback), "{:#?}", first.feedback);
+    assert!(
+        first.feedback.iter().any(|l| motion_line(l)),
+        "{:#?}",
+        first.feedback
+    );
     // Round 2 follows the feedback and converges.
     assert_eq!(rounds.len(), 2, "{rounds:#?}");
     assert!(rounds[1].converged && rounds[1].gate_passed && rounds[1].best);

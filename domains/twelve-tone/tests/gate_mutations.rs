@@ -38,7 +38,7 @@ fn assert_caught(gate: &SerialGate, m: &Mutation) {
     let voice = &m.score.voices[m.voice].name;
     let bar = bar_of(&m.score, m.onset);
     let hit = report.violations.iter().any(|v| {
-        v.predicate == m.rule
+        v.predicate == m.rule.id()
             && v.location.voice == *voice
             && v.location.onset == m.onset
             && v.location.bar == bar
@@ -152,7 +152,7 @@ fn a_dropped_note_puts_the_voice_out_of_step_from_there() {
     let serial: Vec<_> = report
         .violations
         .iter()
-        .filter(|v| v.location.voice == *voice && v.predicate.starts_with("TT-ROW"))
+        .filter(|v| v.location.voice == *voice && v.predicate.as_str().starts_with("TT-ROW"))
         .collect();
     assert!(!serial.is_empty(), "{}", report_text(&report));
     let row_after = serial
@@ -336,7 +336,7 @@ fn a_transposed_statement_is_a_form_but_not_the_planned_one() {
     assert!(
         free.violations
             .iter()
-            .all(|v| !v.predicate.starts_with("TT-ROW") && v.predicate != "TT-REPEAT")
+            .all(|v| !v.predicate.as_str().starts_with("TT-ROW") && v.predicate != "TT-REPEAT")
     );
 }
 

@@ -84,7 +84,7 @@ fn mutations_of_released_pieces_are_caught_by_the_gate_and_the_checker() {
                     let expected = if kind == MutationKind::TransposeStatement {
                         "TT-SCHEDULE"
                     } else {
-                        m.rule
+                        m.rule.id()
                     };
                     assert_eq!(expected, rule, "{kind:?}");
                     let at_place = report.violations.iter().any(|v| {

@@ -38,7 +38,7 @@ async fn ask(
     plan: &Blueprint,
     state: &ToneState,
     kind: RequestKind<'_, TwelveTone>,
-    feedback: &[String],
+    feedback: &[cantus_framework::Feedback<Location>],
 ) -> Result<Proposal<ToneEvent>, ProposerError> {
     p.propose(ProposalRequest {
         kind,
@@ -263,7 +263,7 @@ async fn a_patch_prompt_carries_the_violations_and_the_answer_keeps_the_tag() {
         .unwrap();
     let candidate = section.events[0].clone();
     let violations = vec![Violation::hard(
-        "TT-COLLISION",
+        cantus_twelve_tone::gate::Rule::Collision,
         Location {
             bar: 1,
             voice: plan.limits.voices[0].name.clone(),

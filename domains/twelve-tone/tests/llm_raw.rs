@@ -123,7 +123,7 @@ async fn a_wrong_pitch_is_refused_naming_the_rule() {
         report
             .violations
             .iter()
-            .any(|v| v.predicate.starts_with("TT-ROW")),
+            .any(|v| v.predicate.as_str().starts_with("TT-ROW")),
         "{:?}",
         report.violations
     );

@@ -22,7 +22,7 @@ fn ids(state: &ToneState, plan: &Blueprint, e: &ToneEvent) -> Vec<String> {
         .violations
         .into_iter()
         .filter(|v| v.is_hard())
-        .map(|v| v.predicate)
+        .map(|v| v.predicate.to_string())
         .collect()
 }
 

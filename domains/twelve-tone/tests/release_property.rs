@@ -100,7 +100,7 @@ proptest! {
             tag: Tag { form, start: position, len: 1 },
         };
         let ctx = CheckContext { domain: &TwelveTone, spec: &plan, state: &state, section: &plan.sections[0], section_index: 0 };
-        let violation = Violation::hard("TT-COLLISION", Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
+        let violation = Violation::hard(cantus_twelve_tone::gate::Rule::Collision, Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
         let rungs: [&dyn RepairRung<TwelveTone>; 3] = [&Trim, &Yield, &Retime];
         for rung in rungs {
             if let RungAction::Candidate { event, amendments } = rung.repair(ctx, &candidate, std::slice::from_ref(&violation)) {

@@ -21,7 +21,7 @@ impl ReleaseGate<Cycles> for CycleGate {
         let expected = spec.alphabet * spec.cycles;
         if artefact.symbols.len() != expected {
             violations.push(Violation::hard(
-                "CY-COMPLETE",
+                crate::predicates::COMPLETE,
                 Slot {
                     cycle: artefact.symbols.len() / spec.alphabet.max(1) + 1,
                     slot: artefact.symbols.len() % spec.alphabet.max(1) + 1,
@@ -47,7 +47,7 @@ impl ReleaseGate<Cycles> for CycleGate {
             };
             match symbol {
                 None => violations.push(Violation::hard(
-                    "CY-COMPLETE",
+                    crate::predicates::COMPLETE,
                     Slot {
                         cycle: index + 1,
                         slot: position - section.start + 1,

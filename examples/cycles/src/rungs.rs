@@ -14,7 +14,7 @@ impl RepairRung<Cycles> for Retag {
         "retag"
     }
     fn repair(&self, ctx: CheckContext<'_, Cycles>, c: &Symbol, vs: &Vs) -> RungAction<Cycles> {
-        if !vs.iter().any(|v| v.predicate == "CY-CURSOR") {
+        if !vs.iter().any(|v| v.predicate == crate::predicates::CURSOR) {
             return RungAction::give_up("the position tag is right");
         }
         RungAction::candidate(Symbol {
@@ -34,7 +34,10 @@ impl RepairRung<Cycles> for Substitute {
         "substitute"
     }
     fn repair(&self, ctx: CheckContext<'_, Cycles>, c: &Symbol, vs: &Vs) -> RungAction<Cycles> {
-        if !vs.iter().any(|v| v.predicate == "CY-ALPHABET") {
+        if !vs
+            .iter()
+            .any(|v| v.predicate == crate::predicates::ALPHABET)
+        {
             return RungAction::give_up("the symbol belongs to the alphabet");
         }
         let (spec, state) = (ctx.spec, ctx.state);

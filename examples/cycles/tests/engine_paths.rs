@@ -133,7 +133,7 @@ async fn a_dropped_symbol_still_advances_the_cursor() {
     assert!(
         diagnostics
             .iter()
-            .any(|d| d.predicate.as_deref() == Some("CY-COMPLETE"))
+            .any(|d| d.predicate.is_some_and(|p| p == "CY-COMPLETE"))
     );
 }
 
@@ -163,7 +163,7 @@ async fn the_gate_fails_explicitly_when_budgets_run_out() {
             assert!(
                 diagnostics
                     .iter()
-                    .any(|d| d.predicate.as_deref() == Some("CY-COMPLETE"))
+                    .any(|d| d.predicate.is_some_and(|p| p == "CY-COMPLETE"))
             );
         }
     }

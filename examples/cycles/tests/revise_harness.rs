@@ -69,7 +69,10 @@ impl Proposer<Cycles> for Recording {
         request: ProposalRequest<'_, Cycles>,
     ) -> Result<Proposal<<Cycles as cantus_framework::Domain>::Event>, ProposerError> {
         if matches!(request.kind, RequestKind::Section) {
-            self.0.lock().unwrap().push(request.feedback.to_vec());
+            self.0
+                .lock()
+                .unwrap()
+                .push(request.feedback.iter().map(ToString::to_string).collect());
         }
         SLOPPY.propose(request).await
     }

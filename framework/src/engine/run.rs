@@ -6,7 +6,7 @@ use super::{Budget, Diagnostic, Engine, Outcome};
 use crate::domain::Domain;
 use crate::gate::GateReport;
 use crate::predicate::{CheckContext, Verdict};
-use crate::proposer::{Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
+use crate::proposer::{Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
 use crate::trace::{CallRecord, Entry, RunHeader, RunMode, Totals, Trace, TraceOf};
 use std::time::Instant;
 
@@ -16,7 +16,7 @@ pub(crate) struct Ask<'q, D: Domain> {
     /// The section concerned (`None` for a whole-artefact request).
     pub(crate) section: Option<usize>,
     pub(crate) state: &'q D::State,
-    pub(crate) feedback: &'q [String],
+    pub(crate) feedback: &'q [Feedback<D::Location>],
     /// Replan, ladder pass or revise round (0 first).
     pub(crate) attempt: u32,
 }
@@ -59,7 +59,7 @@ impl<'r, D: Domain> Run<'r, D> {
                 .verifier
                 .predicates()
                 .iter()
-                .map(|p| p.id().to_owned())
+                .map(|p| p.id())
                 .collect(),
             ladder: engine
                 .ladder

@@ -5,7 +5,7 @@ use super::Diagnostic;
 use super::run::{Ask, Run};
 use super::settle::SectionFill;
 use crate::domain::Domain;
-use crate::proposer::RequestKind;
+use crate::proposer::{Feedback, RequestKind};
 
 impl<D: Domain> Run<'_, D> {
     /// Fills section `index`, replanning while too many events are dropped and the
@@ -15,12 +15,12 @@ impl<D: Domain> Run<'_, D> {
         &mut self,
         index: usize,
         state: &mut D::State,
-        outer: &[String],
+        outer: &[Feedback<D::Location>],
     ) -> Result<(), Diagnostic<D::Location>> {
         let domain = &self.engine.domain;
         let budget = self.budget();
         let snapshot = state.clone();
-        let mut feedback: Vec<String> = outer.to_vec();
+        let mut feedback: Vec<Feedback<D::Location>> = outer.to_vec();
         let mut replan = 0;
         loop {
             domain.begin_section(state, &self.plan[index]);
@@ -46,7 +46,9 @@ impl<D: Domain> Run<'_, D> {
                     feedback = outer
                         .iter()
                         .cloned()
-                        .chain([format!("the last request failed: {}", diag.reason)])
+                        .chain([Feedback::RequestFailed {
+                            reason: diag.reason,
+                        }])
                         .collect();
                     replan += 1;
                     continue;
@@ -72,7 +74,11 @@ impl<D: Domain> Run<'_, D> {
                 format!(
                     "section {} kept with dropped events {why}: {}",
                     index + 1,
-                    next_feedback.join("; ")
+                    next_feedback
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ")
                 )
             });
             fill.record(called.call, &feedback, replanning, drop_note);

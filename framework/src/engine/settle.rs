@@ -9,7 +9,7 @@
 use super::run::{Ask, Run};
 use crate::domain::{Amend, Domain};
 use crate::predicate::Violation;
-use crate::proposer::RequestKind;
+use crate::proposer::{Feedback, RequestKind};
 use crate::repair::{PatchScope, RungAction};
 use crate::trace::{Certificate, Entry, SectionOutcome, SectionRecord, Status, Step, StepAction};
 use std::collections::VecDeque;
@@ -32,7 +32,7 @@ pub(super) struct SectionFill<'f, 'r, D: Domain> {
     accepted: usize,
     repaired: usize,
     pub(super) dropped: usize,
-    problems: Vec<String>,
+    problems: Vec<Feedback<D::Location>>,
 }
 
 /// How a ladder climb ended for one candidate.
@@ -154,17 +154,15 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
                 self.run.totals.dropped += 1;
                 cert.status = Status::Dropped;
                 if self.problems.len() < FEEDBACK_LINES {
-                    let reasons: Vec<String> = cert
-                        .verdict
-                        .iter()
-                        .filter(|v| v.is_hard())
-                        .map(|v| format!("[{}] {}", v.predicate, v.reason))
-                        .collect();
-                    self.problems.push(format!(
-                        "dropped at {}: {}",
-                        cert.location,
-                        reasons.join("; ")
-                    ));
+                    self.problems.push(Feedback::DroppedEvent {
+                        location: cert.location.clone(),
+                        broke: cert
+                            .verdict
+                            .iter()
+                            .filter(|v| v.is_hard())
+                            .map(|v| (v.predicate, v.reason.clone()))
+                            .collect(),
+                    });
                 }
             }
         }
@@ -323,13 +321,12 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
     }
 
     /// What went wrong in this attempt, for the proposer's next try.
-    pub(super) fn feedback(&self) -> Vec<String> {
-        let mut lines = vec![format!(
-            "{} of {} proposed events were dropped in section {}",
-            self.dropped,
-            self.proposed,
-            self.index + 1
-        )];
+    pub(super) fn feedback(&self) -> Vec<Feedback<D::Location>> {
+        let mut lines = vec![Feedback::Dropped {
+            section: self.index,
+            dropped: self.dropped,
+            proposed: self.proposed,
+        }];
         lines.extend(self.problems.iter().cloned());
         lines
     }
@@ -338,7 +335,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
     pub(super) fn record(
         self,
         call: u64,
-        feedback: &[String],
+        feedback: &[Feedback<D::Location>],
         replanned: bool,
         drop_note: Option<String>,
     ) {
@@ -355,7 +352,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             } else {
                 SectionOutcome::Kept
             },
-            feedback: feedback.to_vec(),
+            feedback: feedback.iter().map(ToString::to_string).collect(),
             drop_note,
         }));
     }

@@ -411,7 +411,7 @@ fn locate(
                 voice,
                 onset: f.onset,
             };
-            Violation::hard(f.rule.id(), location, f.reason)
+            Violation::hard(f.rule, location, f.reason)
         })
         .collect()
 }

@@ -254,7 +254,7 @@ impl<'p> SerialGate<'p> {
                     GateReport::from_violations(
                         self.name(),
                         vec![Violation::hard(
-                            Rule::Time.id(),
+                            Rule::Time,
                             location,
                             "the events cannot be put in onset order",
                         )],

@@ -3,7 +3,8 @@
 use super::pc_names;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
-use cantus_framework::{CheckContext, Domain, Predicate, Violation};
+use crate::gate::Rule;
+use cantus_framework::{CheckContext, Domain, Predicate, RuleId, Violation};
 
 type Out = Vec<Violation<Location>>;
 
@@ -30,8 +31,8 @@ fn allowed_tremolo(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> bool {
 pub struct ScheduleLockstep;
 
 impl Predicate<TwelveTone> for ScheduleLockstep {
-    fn id(&self) -> &'static str {
-        "TT-SCHEDULE"
+    fn id(&self) -> RuleId {
+        Rule::Schedule.into()
     }
     fn description(&self) -> &'static str {
         "an event states its voice's scheduled row form, starting at the voice's row cursor, inside its section"
@@ -126,8 +127,8 @@ impl Predicate<TwelveTone> for ScheduleLockstep {
 pub struct RowConsistency;
 
 impl Predicate<TwelveTone> for RowConsistency {
-    fn id(&self) -> &'static str {
-        "TT-ROW"
+    fn id(&self) -> RuleId {
+        Rule::Row.into()
     }
     fn description(&self) -> &'static str {
         "an event's pitch classes are the tagged order positions of the tagged form (a chord in any order)"
@@ -177,8 +178,8 @@ impl Predicate<TwelveTone> for RowConsistency {
 pub struct NoPrematureRepetition;
 
 impl Predicate<TwelveTone> for NoPrematureRepetition {
-    fn id(&self) -> &'static str {
-        "TT-REPEAT"
+    fn id(&self) -> RuleId {
+        Rule::Repeat.into()
     }
     fn description(&self) -> &'static str {
         "no pitch class recurs before its statement is complete (immediate repetition only within the spec's tremolo allowance)"
@@ -208,8 +209,8 @@ impl Predicate<TwelveTone> for NoPrematureRepetition {
 pub struct NoOctaveDoubling;
 
 impl Predicate<TwelveTone> for NoOctaveDoubling {
-    fn id(&self) -> &'static str {
-        "TT-OCTAVE"
+    fn id(&self) -> RuleId {
+        Rule::Octave.into()
     }
     fn description(&self) -> &'static str {
         "no two pitches of one event share a pitch class (octave equivalence)"

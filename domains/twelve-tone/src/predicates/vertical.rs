@@ -3,8 +3,9 @@
 use super::pc_names;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
+use crate::gate::Rule;
 use crate::state::{CrossingTally, ToneState};
-use cantus_framework::{CheckContext, Domain, Predicate, Violation};
+use cantus_framework::{CheckContext, Domain, Predicate, RuleId, Violation};
 use cantus_music::{Time, time_text};
 
 type Out = Vec<Violation<Location>>;
@@ -17,8 +18,8 @@ fn at(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> Location {
 pub struct NoCollision;
 
 impl Predicate<TwelveTone> for NoCollision {
-    fn id(&self) -> &'static str {
-        "TT-COLLISION"
+    fn id(&self) -> RuleId {
+        Rule::Collision.into()
     }
     fn description(&self) -> &'static str {
         "events of different voices that overlap in time by any positive amount share no pitch class"
@@ -57,8 +58,8 @@ impl Predicate<TwelveTone> for NoCollision {
 pub struct TextureBounds;
 
 impl Predicate<TwelveTone> for TextureBounds {
-    fn id(&self) -> &'static str {
-        "TT-TEXTURE"
+    fn id(&self) -> RuleId {
+        Rule::Texture.into()
     }
     fn description(&self) -> &'static str {
         "an event has at most max_chord pitches, at most max_sounding pitches sound at once, and a voice's events do not overlap"
@@ -133,8 +134,8 @@ pub(crate) fn peak_sounding(state: &ToneState, e: &ToneEvent) -> usize {
 pub struct InRegister;
 
 impl Predicate<TwelveTone> for InRegister {
-    fn id(&self) -> &'static str {
-        "TT-REGISTER"
+    fn id(&self) -> RuleId {
+        Rule::Register.into()
     }
     fn description(&self) -> &'static str {
         "every pitch lies inside its voice's register"
@@ -166,8 +167,8 @@ impl Predicate<TwelveTone> for InRegister {
 pub struct LimitedCrossing;
 
 impl Predicate<TwelveTone> for LimitedCrossing {
-    fn id(&self) -> &'static str {
-        "TT-CROSSING"
+    fn id(&self) -> RuleId {
+        Rule::Crossing.into()
     }
     fn description(&self) -> &'static str {
         "voices are crossed for at most max_crossing of the time they sound together (checked on the running total)"

@@ -270,7 +270,7 @@ impl LlmProposer {
     ) -> Result<Proposal<ToneEvent>, ProposerError> {
         let plan = req.spec;
         let mut tally = Tally::default();
-        let mut feedback: Vec<String> = req.feedback.to_vec();
+        let mut feedback: Vec<String> = req.feedback.iter().map(ToString::to_string).collect();
         let mut last_error = String::new();
         for reask in 0..=self.options.reasks {
             let request = ModelRequest {

@@ -15,7 +15,7 @@ use crate::blueprint::Blueprint;
 use crate::event::{Location, ToneEvent};
 use crate::row::note_name;
 use crate::state::ToneState;
-use cantus_framework::{Message, Violation};
+use cantus_framework::{Feedback, Message, Violation};
 use cantus_music::{Spelling, Time};
 use std::fmt::Write as _;
 
@@ -30,7 +30,7 @@ const MAX_CONTEXT_NOTES: usize = 8;
 #[derive(Default)]
 pub(crate) struct Retry<'a> {
     /// The engine's feedback (replan reasons, revise feedback).
-    pub feedback: &'a [String],
+    pub feedback: &'a [Feedback<Location>],
     /// The violations of the refused note (patch and rewrite requests).
     pub violations: &'a [Violation<Location>],
     /// The refused note itself.
@@ -284,7 +284,7 @@ fn problems(p: &mut String, retry: &Retry<'_>) {
         .violations
         .iter()
         .map(|v| format!("[{}] at {}: {}", v.predicate, v.location, v.reason))
-        .chain(retry.feedback.iter().cloned())
+        .chain(retry.feedback.iter().map(ToString::to_string))
         .take(MAX_FEEDBACK)
         .map(|l| clip(&l))
         .collect();
