@@ -117,10 +117,12 @@ pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
 pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
 pub use gate::{GateReport, ReleaseGate};
 pub use model::{
-    Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange, ModelReply,
-    ModelRequest, PluginInfo, Role, Sampling, Usage,
+    AskOptions, Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange,
+    ModelReply, ModelRequest, PluginInfo, Role, Sampling, Usage,
 };
-pub use predicate::{CheckContext, Predicate, RuleId, Severity, Verdict, Verifier, Violation};
+pub use predicate::{
+    CheckContext, FlatViolation, Predicate, RuleId, Severity, Verdict, Verifier, Violation,
+};
 pub use proposer::{
     Cost, Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
 };

@@ -98,6 +98,30 @@ impl<L> Violation<L> {
     }
 }
 
+/// A violation with its location's fields inline — `{predicate, severity, bar, voice,
+/// onset, reason}` for a location of bar, voice and onset — as reports and `--json`
+/// output list violations.
+#[derive(Debug, Serialize)]
+pub struct FlatViolation<'a, L> {
+    predicate: RuleId,
+    severity: Severity,
+    #[serde(flatten)]
+    location: &'a L,
+    reason: &'a str,
+}
+
+impl<L> Violation<L> {
+    /// This violation with its location inline, for reports.
+    pub fn flat(&self) -> FlatViolation<'_, L> {
+        FlatViolation {
+            predicate: self.predicate,
+            severity: self.severity,
+            location: &self.location,
+            reason: &self.reason,
+        }
+    }
+}
+
 impl<L: fmt::Display> fmt::Display for Violation<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sev = match self.severity {

@@ -32,6 +32,9 @@ pub struct Assessment {
     pub converged: bool,
     /// Feedback lines for the proposer's next round.
     pub feedback: Vec<String>,
+    /// What the measure found, for reports (e.g. which axes are extreme); kept in the
+    /// round's record of the trace.
+    pub facts: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// Soft measurement of whole artefacts.
@@ -204,6 +207,7 @@ impl<D: Domain> Engine<D> {
                 converged,
                 best: is_best,
                 feedback: next.iter().map(ToString::to_string).collect(),
+                measure: assessment.facts.clone(),
             }));
             if is_best {
                 best = Some(Best {

@@ -174,6 +174,9 @@ pub struct RoundRecord {
     pub best: bool,
     /// The feedback this round produced (given to the next round).
     pub feedback: Vec<String>,
+    /// The measure's facts about this round's artefact ([`crate::Assessment::facts`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub measure: BTreeMap<String, serde_json::Value>,
 }
 
 /// Run totals. Deterministic for a seed: no clock values. Event counts run over

@@ -23,10 +23,7 @@ mod example;
 mod fill;
 mod fingerprint;
 mod model;
-mod outputs;
 mod plugins;
-mod raw;
-mod revise;
 mod rows;
 mod summary;
 mod verify;
@@ -75,6 +72,21 @@ pub enum DomainName {
     Counterpoint,
 }
 
+/// Where and how a generating command writes its run.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Seed for the plan and the proposer: the same seed gives the same piece.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output directory: written as one unit (a reader sees the earlier run or this
+    /// one, never a mixture); must not exist, be empty, or hold an earlier run.
+    #[arg(long, default_value = "out")]
+    pub out: std::path::PathBuf,
+    /// Replace an earlier run in --out.
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -94,6 +106,15 @@ impl From<Exit> for ExitCode {
             Exit::BadInput => ExitCode::from(2),
         }
     }
+}
+
+/// Prints `value` as pretty JSON with sorted keys (as every Cantus report is written).
+pub fn print_json(value: &impl serde::Serialize) {
+    let value = serde_json::to_value(value).unwrap_or_default();
+    say!(
+        "{}",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    );
 }
 
 /// Prints an error for bad input and returns [`Exit::BadInput`].

@@ -30,6 +30,7 @@ pub mod pitch;
 pub mod predicates;
 pub mod proposer;
 pub mod read;
+pub mod report;
 pub mod rules;
 pub mod rungs;
 

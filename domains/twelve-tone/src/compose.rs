@@ -11,7 +11,7 @@ use crate::domain::TwelveTone;
 use crate::gate::{GateMode, PlanGate};
 use crate::spec::Spec;
 use crate::{predicates, rungs};
-use cantus_framework::{Budget, Engine, Outcome, Progress, Proposer};
+use cantus_framework::{Budget, Engine, Measure, Outcome, Progress, Proposer, Revise};
 
 /// The budget the twelve-tone engine runs with. Any drop leaves a row statement
 /// short, which the gate refuses, so a section with a drop is replanned (five times
@@ -77,6 +77,24 @@ impl Composer {
     ) -> Result<Composition, BlueprintError> {
         let plan = Blueprint::new(spec, seed)?;
         let outcome = self.engine.run(&plan, proposer, seed).await;
+        Ok(Composition { plan, outcome })
+    }
+
+    /// Plans `spec` with `seed` and runs the generate–measure–revise loop with full
+    /// harness rounds, each judged by the gate and by `measure`.
+    pub async fn revise(
+        &self,
+        spec: &Spec,
+        seed: u64,
+        proposer: &dyn Proposer<TwelveTone>,
+        measure: &dyn Measure<TwelveTone>,
+        options: Revise,
+    ) -> Result<Composition, BlueprintError> {
+        let plan = Blueprint::new(spec, seed)?;
+        let outcome = self
+            .engine
+            .revise_harness(&plan, proposer, measure, seed, options)
+            .await;
         Ok(Composition { plan, outcome })
     }
 }

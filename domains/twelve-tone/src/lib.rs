@@ -8,7 +8,7 @@
 //! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
 //! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
 //! * [`proposer`]: the embedded, seeded, network-free proposer.
-//! * [`compose`]: spec → blueprint → engine → outcome, the main job.
+//! * [`compose`]: spec → blueprint → engine → outcome, the main job; [`report`]: what it leaves to read.
 //! * [`synth`]: synthetic valid pieces and mutations, for tests and benchmarks.
 #![forbid(unsafe_code)]
 
@@ -21,6 +21,7 @@ pub mod piece;
 pub mod predicates;
 pub mod proposer;
 pub mod raw;
+pub mod report;
 pub mod row;
 pub mod rungs;
 pub mod spec;

@@ -255,6 +255,7 @@ async fn the_revise_loop_keeps_the_best_round_and_stops_on_convergence() {
                 } else {
                     vec![]
                 },
+                ..Default::default()
             }
         }
     }

@@ -36,6 +36,7 @@ impl Measure<Cycles> for NotStartingWith {
             } else {
                 vec![]
             },
+            ..Default::default()
         }
     }
 }
@@ -52,6 +53,7 @@ impl Measure<Cycles> for Never {
             score: 1.0,
             converged: false,
             feedback: vec!["always more to do".into()],
+            ..Default::default()
         }
     }
 }

@@ -13,8 +13,8 @@ use super::request_slots;
 use crate::domain::{Counterpoint, CpEvent};
 use crate::exercise::{Beat, Position};
 use cantus_framework::{
-    Constraint, Cost, Message, ModelBackend, ModelExchange, ModelRequest, Proposal,
-    ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
+    AskOptions, Constraint, Cost, Message, ModelBackend, ModelExchange, ModelRequest, Proposal,
+    ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, async_trait,
 };
 use cantus_music::{Letter, Spelling};
 use std::sync::Arc;
@@ -24,20 +24,18 @@ pub struct ModelProposer {
     backend: Arc<dyn ModelBackend>,
     /// `model:<backend name>`, for traces.
     name: String,
-    /// Unreadable replies asked again per request.
-    pub reasks: u32,
-    /// Send a GBNF grammar for the answer.
-    pub constrained: bool,
+    /// How it asks: re-asks of an unreadable reply, a GBNF grammar for the answer
+    /// (`constrained`), sampling.
+    options: AskOptions,
 }
 
 impl ModelProposer {
-    /// A proposer asking `backend`, re-asking an unreadable reply `reasks` times.
-    pub fn new(backend: Arc<dyn ModelBackend>, reasks: u32, constrained: bool) -> Self {
+    /// A proposer asking `backend` as `options` say.
+    pub fn new(backend: Arc<dyn ModelBackend>, options: AskOptions) -> Self {
         ModelProposer {
             name: format!("model:{}", backend.name()),
             backend,
-            reasks,
-            constrained,
+            options,
         }
     }
 }
@@ -186,11 +184,16 @@ impl Proposer<Counterpoint> for ModelProposer {
             return Ok(Proposal::new(Vec::new()));
         }
         let constraint = self
+            .options
             .constrained
             .then(|| Constraint::Gbnf(grammar(slots.len())));
         let mut request = ModelRequest::new(prompt(&req, &slots));
         request.constraint = constraint.clone();
-        request.sampling.seed = Some(req.seed ^ u64::from(req.attempt));
+        request.sampling = Sampling {
+            temperature: self.options.temperature,
+            seed: Some(self.options.seed.unwrap_or(req.seed) ^ u64::from(req.attempt)),
+            max_tokens: self.options.max_tokens,
+        };
         request.context = serde_json::json!({
             "domain": "counterpoint",
             "request": req.kind.label(),
@@ -198,7 +201,7 @@ impl Proposer<Counterpoint> for ModelProposer {
         });
         let mut cost = Cost::default();
         let mut last = String::new();
-        for reask in 0..=self.reasks {
+        for reask in 0..=self.options.reasks {
             let reply = self
                 .backend
                 .complete(&request)
@@ -237,7 +240,7 @@ impl Proposer<Counterpoint> for ModelProposer {
         }
         Err(ProposerError::BadOutput(format!(
             "after {} re-asks the reply still did not name {} notes: {last:?}",
-            self.reasks,
+            self.options.reasks,
             slots.len()
         )))
     }

@@ -1,15 +1,20 @@
-//! `cantus.toml` errors name the file, line, column and key; the shipped example
-//! configs load, build and document every key.
+//! `cantus.toml` errors name the file, line, column and key; every duration and count
+//! has a documented bound; the shipped example configs load, build and document every
+//! key.
 
-use cantus_backend::{Config, PluginConfig};
+use cantus::settings::Settings;
+use cantus_backend::PluginConfig;
+use cantus_framework::Budget;
+use cantus_twelve_tone::gate::GateMode;
 use std::path::PathBuf;
+use std::time::Duration;
 
 fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/config")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/config")
 }
 
 fn error_of(text: &str) -> String {
-    Config::from_toml_str(text, "my.toml")
+    Settings::from_toml_str(text, "my.toml")
         .unwrap_err()
         .to_string()
 }
@@ -35,7 +40,7 @@ fn a_misspelt_key_is_refused_naming_it_and_its_line() {
 
 #[test]
 fn a_file_that_cannot_be_read_is_named() {
-    let err = Config::load(&examples().join("no-such.toml"))
+    let err = Settings::load(&examples().join("no-such.toml"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("no-such.toml"), "{err}");
@@ -62,7 +67,7 @@ fn unusable_values_are_refused_naming_key_and_line() {
         ),
         (
             "[backend]\nkind = \"openai\"\nconcurrency = 0\n",
-            "my.toml:3:1: `backend.concurrency` must be at least 1",
+            "my.toml:3:1: `backend.concurrency` must be from 1 to 1024, not 0",
         ),
         (
             "[backend]\nkind = \"openai\"\nbackoff_s = nan\n",
@@ -70,7 +75,7 @@ fn unusable_values_are_refused_naming_key_and_line() {
         ),
         (
             "[backend]\nkind = \"openai\"\ntemperature = -1\n",
-            "`backend.temperature` must be 0 or more",
+            "`backend.temperature` must be from 0 to 10, not -1",
         ),
         (
             "[backend]\nkind = \"openai\"\nmax_tokens = 0\n",
@@ -82,7 +87,7 @@ fn unusable_values_are_refused_naming_key_and_line() {
         ),
         (
             "[gate]\nmode = \"lax\"\n",
-            "my.toml:2:1: `gate.mode` must be `strict` or `relaxed`, not `lax`",
+            "my.toml:2:8: unknown variant `lax`, expected `strict` or `relaxed`",
         ),
         ("[backend]\nkind = \"\"\n", "`backend.kind`"),
     ];
@@ -99,14 +104,106 @@ fn unusable_values_are_refused_naming_key_and_line() {
 fn a_valid_file_keeps_its_values() {
     let text = "[backend]\nkind = \"ollama\"\nbase_url = \"http://[::1]:11434\"\nmodel = \"m\"\nretries = 0\n\
                 backoff_s = 0\n[harness]\nconstrained = true\n[gate]\nmode = \"relaxed\"\n";
-    let config = Config::from_toml_str(text, "ok.toml").unwrap();
+    let config = Settings::from_toml_str(text, "ok.toml").unwrap();
     assert_eq!(config.backend.kind, "ollama");
     assert_eq!(
         (config.backend.retries, config.backend.timeout_s),
         (0, 120.0)
     );
     assert!(config.harness.constrained);
-    assert_eq!(config.gate.mode, "relaxed");
+    assert_eq!(config.gate.mode, GateMode::Relaxed);
+}
+
+#[test]
+fn durations_and_counts_past_their_bounds_are_refused_with_the_key_and_line() {
+    // Each was accepted before and then panicked (1e20 s overflows a Duration) or ran
+    // for ever (two billion retries).
+    let cases = [
+        (
+            "[harness]\ndeadline_s = 1e20\n",
+            "my.toml:2:1: `harness.deadline_s` must be a positive number of seconds, at most 604800, not 100000000000000000000",
+        ),
+        ("[harness]\ndeadline_s = 1e308\n", "`harness.deadline_s`"),
+        (
+            "[harness]\ndeadline_s = 18446744073709551615\n",
+            "`harness.deadline_s`",
+        ),
+        ("[harness]\ndeadline_s = inf\n", "`harness.deadline_s`"),
+        ("[harness]\ndeadline_s = -3\n", "`harness.deadline_s`"),
+        (
+            "[backend]\nretries = 2147483648\n",
+            "my.toml:2:1: `backend.retries` must be from 0 to 20, not 2147483648",
+        ),
+        (
+            "[backend]\ntimeout_s = 1e20\n",
+            "`backend.timeout_s` must be a positive number of seconds, at most 86400",
+        ),
+        (
+            "[backend]\nconnect_timeout_s = 1e9\n",
+            "`backend.connect_timeout_s`",
+        ),
+        (
+            "[backend]\nbackoff_s = 1e12\n",
+            "`backend.backoff_s` must be 0 or more seconds, at most 3600",
+        ),
+        (
+            "[backend]\nconcurrency = 100000\n",
+            "`backend.concurrency` must be from 1 to 1024",
+        ),
+        (
+            "[backend]\nmax_tokens = 4294967295\n",
+            "`backend.max_tokens` must be from 1 to 1000000",
+        ),
+        (
+            "[harness]\nattempts_per_event = 4294967295\n",
+            "`harness.attempts_per_event` must be from 0 to 100",
+        ),
+        (
+            "[harness]\nreplans_per_section = 1000\n",
+            "`harness.replans_per_section` must be from 0 to 100",
+        ),
+        (
+            "[harness]\nmax_proposer_calls = 0\n",
+            "`harness.max_proposer_calls` must be from 1 to 1000000",
+        ),
+        (
+            "[harness]\nreasks = 99\n",
+            "`harness.reasks` must be from 0 to 20",
+        ),
+    ];
+    for (text, expected) in cases {
+        let message = error_of(text);
+        assert!(
+            message.contains(expected),
+            "{text:?}\n gave: {message}\n wanted: {expected}"
+        );
+    }
+}
+
+#[test]
+fn the_harness_section_is_the_one_budget_mapping() {
+    let settings = Settings::from_toml_str(
+        "[harness]\nattempts_per_event = 5\nmax_proposer_calls = 9\ndeadline_s = 2.5\n",
+        "h.toml",
+    )
+    .unwrap();
+    let base = Budget {
+        replans_per_section: 4,
+        ..Budget::default()
+    };
+    let b = settings.harness.budget(base);
+    assert_eq!(
+        (
+            b.attempts_per_event,
+            b.replans_per_section,
+            b.max_proposer_calls
+        ),
+        (5, 4, Some(9))
+    );
+    assert_eq!(b.deadline, Some(Duration::from_millis(2500)));
+    let ask = settings.ask(true);
+    assert!(ask.constrained && !ask.json_schema);
+    assert_eq!(ask.reasks, 2);
 }
 
 #[test]
@@ -118,7 +215,7 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
             continue;
         }
         seen += 1;
-        let config = Config::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let config = Settings::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let raw: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
         let backend = raw["backend"].as_table().unwrap();
         for key in ["base_url", "api_key_env"] {
@@ -128,7 +225,7 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
                 path.display()
             );
         }
-        match cantus_backend::build(&config) {
+        match cantus_backend::build(&config.models()) {
             Ok(b) => assert!(b.name().starts_with(&config.backend.kind)),
             // Hosted servers need their key variable; the error names it.
             Err(e) => {
@@ -142,7 +239,7 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
 
 #[test]
 fn the_local_example_points_at_the_local_model_server() {
-    let config = Config::load(&examples().join("local.toml")).unwrap();
+    let config = Settings::load(&examples().join("local.toml")).unwrap();
     let b = &config.backend;
     assert_eq!(b.kind, "openai");
     assert_eq!(b.base_url.as_deref(), Some("http://127.0.0.1:8088/v1"));
@@ -154,7 +251,7 @@ fn the_local_example_points_at_the_local_model_server() {
 fn the_commented_example_documents_every_key() {
     let text = std::fs::read_to_string(examples().join("cantus.toml")).unwrap();
     let mut keys = Vec::new();
-    let config = serde_json::to_value(Config::default()).unwrap();
+    let config = serde_json::to_value(Settings::default()).unwrap();
     for table in ["backend", "harness", "gate"] {
         for key in config[table].as_object().unwrap().keys() {
             keys.push(key.clone());
