@@ -1,15 +1,14 @@
-//! A loopback HTTP/1.1 server written by hand, so end-to-end tests of the `cantus`
-//! binary can make a model server misbehave precisely: any status and headers, a body
-//! cut short, a connection closed without a word, a hang past the client's timeout —
-//! or pass a request on to a real server (a fault-injecting proxy).
+//! `cantus-fake-server`: a loopback HTTP/1.1 model server written by hand, for tests
+//! only (a dev-dependency, never shipped), so a test can make a server misbehave
+//! precisely: any status and headers, a body cut short, a connection closed without a
+//! word, a slow answer, a hang past the client's timeout — or pass a request on to a
+//! real server (a fault-injecting proxy).
 //!
-//! Trimmed from `plugins/backend/tests/support/mod.rs` (test files cannot share code
-//! across crates) and rewritten on std threads: the binary under test is a separate
-//! process, so the server needs no async runtime. Each connection takes the next
-//! scripted [`Reply`] (the last one repeats) and records the request it read. It binds
-//! 127.0.0.1 only and stops when dropped.
-
-#![allow(dead_code)] // each test binary uses part of it
+//! It runs on std threads, one per connection, so it serves async clients in the same
+//! process and a separate `cantus` process alike. Each connection takes the next
+//! scripted [`Reply`] (the last one repeats) and records the request it read; the
+//! server also counts requests in flight ([`FakeServer::peak`]). It binds 127.0.0.1
+//! only and stops when dropped.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -37,6 +36,8 @@ pub enum Reply {
     Close,
     /// Send the request to the server at `host:port` and relay its answer.
     Forward(String),
+    /// Wait, then do the inner reply (a slow server).
+    Delayed(Duration, Box<Reply>),
 }
 
 impl Reply {
@@ -81,24 +82,38 @@ impl Seen {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The body as JSON (panics if the client sent something else: a test failure).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).expect("the client sent JSON")
+    }
+}
+
+/// Requests being answered now, and the most at one time.
+#[derive(Default)]
+struct Load {
+    now: usize,
+    peak: usize,
 }
 
 /// A running fake server.
-pub struct FaultServer {
+pub struct FakeServer {
     /// `http://127.0.0.1:PORT`
     pub url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    load: Arc<Mutex<Load>>,
     stop: Arc<AtomicBool>,
 }
 
-impl FaultServer {
+impl FakeServer {
     /// Starts a server answering connections with `script` in order.
-    pub fn start(script: Vec<Reply>) -> FaultServer {
+    pub fn start(script: Vec<Reply>) -> FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let url = format!("http://{}", listener.local_addr().expect("local addr"));
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let load = Arc::new(Mutex::new(Load::default()));
         let stop = Arc::new(AtomicBool::new(false));
-        let (log, stopped) = (seen.clone(), stop.clone());
+        let (log, gauge, stopped) = (seen.clone(), load.clone(), stop.clone());
         std::thread::spawn(move || {
             for (n, stream) in listener.incoming().enumerate() {
                 if stopped.load(Ordering::SeqCst) {
@@ -110,11 +125,16 @@ impl FaultServer {
                     .or(script.last())
                     .cloned()
                     .unwrap_or(Reply::Close);
-                let log = log.clone();
-                std::thread::spawn(move || serve(stream, reply, &log));
+                let (log, gauge) = (log.clone(), gauge.clone());
+                std::thread::spawn(move || serve(stream, reply, &log, &gauge));
             }
         });
-        FaultServer { url, seen, stop }
+        FakeServer {
+            url,
+            seen,
+            load,
+            stop,
+        }
     }
 
     /// Requests read so far.
@@ -126,9 +146,14 @@ impl FaultServer {
     pub fn count(&self) -> usize {
         self.seen.lock().expect("log").len()
     }
+
+    /// The most requests being answered at one time.
+    pub fn peak(&self) -> usize {
+        self.load.lock().expect("load").peak
+    }
 }
 
-impl Drop for FaultServer {
+impl Drop for FakeServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         // Wake the accept loop so it sees the flag.
@@ -138,23 +163,35 @@ impl Drop for FaultServer {
     }
 }
 
-fn serve(mut stream: TcpStream, reply: Reply, log: &Mutex<Vec<Seen>>) {
+fn serve(mut stream: TcpStream, reply: Reply, log: &Mutex<Vec<Seen>>, load: &Mutex<Load>) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let Some(seen) = read_message(&mut stream) else {
         return;
     };
     log.lock().expect("log").push(seen.clone());
+    {
+        let mut l = load.lock().expect("load");
+        l.now += 1;
+        l.peak = l.peak.max(l.now);
+    }
+    answer(&mut stream, reply, &seen);
+    load.lock().expect("load").now -= 1;
+    let _ = stream.flush();
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+fn answer(stream: &mut TcpStream, reply: Reply, seen: &Seen) {
     match reply {
         Reply::Http {
             status,
             headers,
             body,
-        } => write_response(&mut stream, status, &headers, &body),
+        } => write_response(stream, status, &headers, &body),
         Reply::EchoAuthorization { status } => {
             let token = seen.header("authorization").unwrap_or("(none)");
             let body = serde_json::json!({"error": {"message": format!("rejected {token}")}});
             let headers = [("content-type".to_string(), "application/json".to_string())];
-            write_response(&mut stream, status, &headers, &body.to_string());
+            write_response(stream, status, &headers, &body.to_string());
         }
         Reply::Raw(bytes) => {
             let _ = stream.write_all(bytes.as_bytes());
@@ -162,13 +199,15 @@ fn serve(mut stream: TcpStream, reply: Reply, log: &Mutex<Vec<Seen>>) {
         Reply::Hang(d) => std::thread::sleep(d),
         Reply::Close => {}
         Reply::Forward(upstream) => {
-            if let Some(answer) = forward(&upstream, &seen) {
+            if let Some(answer) = forward(&upstream, seen) {
                 let _ = stream.write_all(&answer);
             }
         }
+        Reply::Delayed(wait, inner) => {
+            std::thread::sleep(wait);
+            answer(stream, *inner, seen);
+        }
     }
-    let _ = stream.flush();
-    let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
 fn write_response(stream: &mut TcpStream, status: u16, headers: &[(String, String)], body: &str) {
@@ -273,6 +312,7 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         400 => "Bad Request",
         401 => "Unauthorized",
+        403 => "Forbidden",
         404 => "Not Found",
         422 => "Unprocessable Entity",
         429 => "Too Many Requests",
