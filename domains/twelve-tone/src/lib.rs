@@ -9,7 +9,8 @@
 //! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
 //! * [`proposer`]: the embedded, seeded, network-free proposer.
 //! * [`compose`]: spec → blueprint → engine → outcome, the main job; [`report`]: what it leaves to read.
-//! * [`synth`]: synthetic valid pieces and mutations, for tests and benchmarks.
+//! * `synth` (cargo feature `synth`): synthetic valid pieces and mutations, for tests and
+//!   benchmarks.
 #![forbid(unsafe_code)]
 
 pub mod blueprint;
@@ -26,6 +27,7 @@ pub mod row;
 pub mod rungs;
 pub mod spec;
 pub mod state;
+#[cfg(feature = "synth")]
 pub mod synth;
 
 pub use blueprint::{Blueprint, BlueprintError, SectionPlan};
