@@ -28,6 +28,7 @@ pub mod engrave;
 pub mod error;
 pub mod piece;
 pub mod report;
+pub mod run;
 pub mod tools;
 pub mod trace;
 pub mod verdict;

@@ -79,12 +79,10 @@ impl Piece {
         let report = match dir.as_ref().map(|d| d.join("report.json")) {
             Some(p) if p.is_file() => {
                 let text = std::fs::read_to_string(&p).map_err(|e| RenderError::io(&p, e))?;
-                Some(
-                    serde_json::from_str(&text).map_err(|e| RenderError::Piece {
-                        path: p.clone(),
-                        message: format!("not JSON: {e}"),
-                    })?,
-                )
+                Some(serde_json::from_str(&text).map_err(|e| RenderError::Piece {
+                    path: p.clone(),
+                    message: format!("not JSON: {e}"),
+                })?)
             }
             _ => None,
         };

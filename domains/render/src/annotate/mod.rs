@@ -15,7 +15,7 @@ mod trace;
 mod twelve_tone;
 
 pub use counterpoint::interval_figures;
-pub use trace::{rung_colour, repairs};
+pub use trace::{repairs, rung_colour};
 pub use twelve_tone::row_labels;
 
 use crate::piece::{DomainKind, Piece};

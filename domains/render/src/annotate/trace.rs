@@ -38,7 +38,10 @@ pub fn repairs(score: &Score, trace: &TraceView) -> Annotations {
         }
         match &e.status {
             EventStatus::Repaired { rung } => {
-                let index = ladder.iter().position(|r| r == rung).unwrap_or(ladder.len());
+                let index = ladder
+                    .iter()
+                    .position(|r| r == rung)
+                    .unwrap_or(ladder.len());
                 out.push(voice, onset, MarkKind::Colour(rung_colour(index)));
             }
             EventStatus::Dropped => {

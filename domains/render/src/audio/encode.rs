@@ -1,7 +1,7 @@
 //! Stereo samples to WAV (hound), FLAC (flacenc) or Ogg Vorbis (vorbis_rs).
 
 use crate::error::{RenderError, Result};
-use std::num::{NonZeroU32, NonZeroU8};
+use std::num::{NonZeroU8, NonZeroU32};
 
 /// An audio file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -120,8 +120,7 @@ fn ogg(left: &[f32], right: &[f32], rate: u32) -> Result<Vec<u8>> {
         message: "sample rate 0".into(),
     })?;
     let channels = NonZeroU8::new(2).unwrap_or(NonZeroU8::MIN);
-    let mut builder =
-        VorbisEncoderBuilder::new_with_serial(rate, channels, Vec::new(), OGG_SERIAL);
+    let mut builder = VorbisEncoderBuilder::new_with_serial(rate, channels, Vec::new(), OGG_SERIAL);
     builder.bitrate_management_strategy(VorbisBitrateManagementStrategy::QualityVbr {
         target_quality: 0.4,
     });

@@ -180,7 +180,9 @@ fn normalise_and_fade(left: &mut [f32], right: &mut [f32]) {
         .fold(0f32, |m, x| m.max(x.abs()));
     if peak > 0.98 {
         let scale = 0.98 / peak;
-        left.iter_mut().chain(right.iter_mut()).for_each(|x| *x *= scale);
+        left.iter_mut()
+            .chain(right.iter_mut())
+            .for_each(|x| *x *= scale);
     }
     let n = left.len();
     let fade = FADE.min(n);

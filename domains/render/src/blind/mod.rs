@@ -73,7 +73,9 @@ impl Criterion {
     pub fn question(self) -> &'static str {
         match self {
             Criterion::RuleAdherence => "Which piece keeps the rules of its style more strictly?",
-            Criterion::PerceivedLegality => "Which piece sounds more like a correct piece of its style?",
+            Criterion::PerceivedLegality => {
+                "Which piece sounds more like a correct piece of its style?"
+            }
             Criterion::Coherence => "Which piece hangs together better as music?",
             Criterion::OverallQuality => "Which piece is better overall?",
         }

@@ -65,23 +65,40 @@ fn read_run(folder: &Path) -> Result<Run> {
     let text = std::fs::read_to_string(&path).map_err(|e| RenderError::io(&path, e))?;
     let report: Value = serde_json::from_str(&text)
         .map_err(|e| contract_error(folder, format!("not JSON: {e}")))?;
-    let text_at = |pointer: &str| report.pointer(pointer).and_then(Value::as_str).map(str::to_owned);
+    let text_at = |pointer: &str| {
+        report
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
     let condition = text_at("/condition").ok_or_else(|| {
-        contract_error(folder, "needs a \"condition\" string (e.g. \"harness\" or \"raw\")".into())
+        contract_error(
+            folder,
+            "needs a \"condition\" string (e.g. \"harness\" or \"raw\")".into(),
+        )
     })?;
-    let task = text_at("/task").or_else(|| text_at("/brief/text")).ok_or_else(|| {
-        contract_error(folder, "needs a \"task\" string (or a brief.text)".into())
-    })?;
+    let task = text_at("/task")
+        .or_else(|| text_at("/brief/text"))
+        .ok_or_else(|| {
+            contract_error(folder, "needs a \"task\" string (or a brief.text)".into())
+        })?;
     let model = match text_at("/model") {
         Some(m) => m,
         None => {
             let trace = folder.join("trace.jsonl");
             std::fs::read_to_string(&trace)
                 .ok()
-                .and_then(|t| t.lines().next().and_then(|l| serde_json::from_str::<Value>(l).ok()))
+                .and_then(|t| {
+                    t.lines()
+                        .next()
+                        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+                })
                 .and_then(|h| h.get("proposer").and_then(Value::as_str).map(str::to_owned))
                 .ok_or_else(|| {
-                    contract_error(folder, "needs a \"model\" string (or a trace naming its proposer)".into())
+                    contract_error(
+                        folder,
+                        "needs a \"model\" string (or a trace naming its proposer)".into(),
+                    )
                 })?
         }
     };
@@ -107,12 +124,18 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
         });
     }
     let folders = crate::report::index::run_folders(input)?;
-    let runs = folders.iter().map(|f| read_run(f)).collect::<Result<Vec<_>>>()?;
+    let runs = folders
+        .iter()
+        .map(|f| read_run(f))
+        .collect::<Result<Vec<_>>>()?;
     // (task, model) → runs of each condition, in folder order.
     let mut groups: BTreeMap<(String, String), [Vec<&Run>; 2]> = BTreeMap::new();
     for run in &runs {
         if let Some(side) = options.conditions.iter().position(|c| *c == run.condition) {
-            groups.entry((run.task.clone(), run.model.clone())).or_default()[side].push(run);
+            groups
+                .entry((run.task.clone(), run.model.clone()))
+                .or_default()[side]
+                .push(run);
         }
     }
     let mut candidates: Vec<(&Run, &Run)> = groups
@@ -141,7 +164,11 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
     for (i, (first, second)) in candidates.iter().enumerate() {
         let id = format!("pair-{:02}", i + 1);
         let swap = rng.bool();
-        let (a, b) = if swap { (second, first) } else { (first, second) };
+        let (a, b) = if swap {
+            (second, first)
+        } else {
+            (first, second)
+        };
         for (side, run) in [("A", a), ("B", b)] {
             let mut piece = Piece::load(&run.folder, None)?;
             piece.score.title = None;
@@ -150,7 +177,12 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
             let text = source(&piece.score, &Annotations::new(), Target::Svg)?;
             std::fs::write(&ly, text).map_err(|e| RenderError::io(&ly, e))?;
             sources.push(ly);
-            let audio = render_audio(&piece.score, &piece.tempo, &options.instrument, AudioFormat::Ogg)?;
+            let audio = render_audio(
+                &piece.score,
+                &piece.tempo,
+                &options.instrument,
+                AudioFormat::Ogg,
+            )?;
             let path = out.join(format!("{stem}.ogg"));
             std::fs::write(&path, audio).map_err(|e| RenderError::io(&path, e))?;
         }
@@ -166,13 +198,18 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
     let engraved = engrave_files(&sources, out, Target::Svg)?;
     let warnings = engraved
         .iter()
-        .flat_map(|e| e.warnings.iter().map(move |w| format!("{}: {w}", e.source.display())))
+        .flat_map(|e| {
+            e.warnings
+                .iter()
+                .map(move |w| format!("{}: {w}", e.source.display()))
+        })
         .collect();
     for ly in &sources {
         std::fs::remove_file(ly).map_err(|e| RenderError::io(ly, e))?;
     }
     let index = out.join("index.html");
-    std::fs::write(&index, page(&pairs_html, candidates.len())).map_err(|e| RenderError::io(&index, e))?;
+    std::fs::write(&index, page(&pairs_html, candidates.len()))
+        .map_err(|e| RenderError::io(&index, e))?;
     let manifest = write_manifest(out)?;
     let manifest_hash = hex(&Sha256::digest(
         std::fs::read(&manifest).map_err(|e| RenderError::io(&manifest, e))?,
@@ -187,8 +224,11 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
     if let Some(parent) = options.key.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| RenderError::io(parent, e))?;
     }
-    std::fs::write(&options.key, serde_json::to_string_pretty(&key).unwrap_or_default())
-        .map_err(|e| RenderError::io(&options.key, e))?;
+    std::fs::write(
+        &options.key,
+        serde_json::to_string_pretty(&key).unwrap_or_default(),
+    )
+    .map_err(|e| RenderError::io(&options.key, e))?;
     Ok(Package {
         index,
         manifest,
@@ -228,7 +268,9 @@ fn write_manifest(dir: &Path) -> Result<PathBuf> {
 }
 
 fn pair_html(id: &str, number: usize) -> String {
-    let mut out = format!("<section class=\"pair\" id=\"{id}\" data-pair=\"{id}\">\n<h2>Pair {number}</h2>\n<div class=\"sides\">\n");
+    let mut out = format!(
+        "<section class=\"pair\" id=\"{id}\" data-pair=\"{id}\">\n<h2>Pair {number}</h2>\n<div class=\"sides\">\n"
+    );
     for side in ["A", "B"] {
         let _ = writeln!(
             out,
@@ -257,7 +299,9 @@ fn pair_html(id: &str, number: usize) -> String {
                 out,
                 " <label>{} <select name=\"{name}-rating-{side}\"><option value=\"\">–</option>{}</select></label>",
                 side.to_uppercase(),
-                (1..=5).map(|k| format!("<option value=\"{k}\">{k}</option>")).collect::<String>()
+                (1..=5)
+                    .map(|k| format!("<option value=\"{k}\">{k}</option>"))
+                    .collect::<String>()
             );
         }
         out.push_str("</div>\n");

@@ -98,24 +98,43 @@ pub fn score(key_path: &Path, ratings: &[PathBuf]) -> Result<Scores> {
         .get("conditions")
         .and_then(Value::as_array)
         .and_then(|c| {
-            let names: Vec<String> = c.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+            let names: Vec<String> = c
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect();
             names.try_into().ok()
         })
         .ok_or_else(|| blind_error(key_path, "needs \"conditions\": two names".into()))?;
     let seed = key.get("seed").and_then(Value::as_u64).unwrap_or(0);
     // pair → condition index of side A and of side B.
     let mut sides: BTreeMap<String, [usize; 2]> = BTreeMap::new();
-    for p in key.get("pairs").and_then(Value::as_array).into_iter().flatten() {
-        let id = p.get("pair").and_then(Value::as_str).unwrap_or_default().to_owned();
+    for p in key
+        .get("pairs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let id = p
+            .get("pair")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let side = |s: &str| {
-            let c = p.pointer(&format!("/{s}/condition")).and_then(Value::as_str)?;
+            let c = p
+                .pointer(&format!("/{s}/condition"))
+                .and_then(Value::as_str)?;
             conditions.iter().position(|x| x == c)
         };
         match (side("A"), side("B")) {
             (Some(a), Some(b)) => {
                 sides.insert(id, [a, b]);
             }
-            _ => return Err(blind_error(key_path, format!("pair {id:?} names no known conditions"))),
+            _ => {
+                return Err(blind_error(
+                    key_path,
+                    format!("pair {id:?} names no known conditions"),
+                ));
+            }
         }
     }
     let mut answers = Vec::new();
@@ -149,12 +168,11 @@ pub fn score(key_path: &Path, ratings: &[PathBuf]) -> Result<Scores> {
 
 /// Reads one ratings CSV (the export's header, then one row per pair and
 /// criterion); errors name the file, line and column.
-fn parse_csv(
-    path: &Path,
-    text: &str,
-    sides: &BTreeMap<String, [usize; 2]>,
-) -> Result<Vec<Answer>> {
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+fn parse_csv(path: &Path, text: &str, sides: &BTreeMap<String, [usize; 2]>) -> Result<Vec<Answer>> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
     match lines.next() {
         Some((_, header)) if header.trim() == CSV_HEADER => {}
         other => {
@@ -167,14 +185,21 @@ fn parse_csv(
     }
     let mut out = Vec::new();
     for (i, line) in lines {
-        let at = |column: usize, why: String| blind_error(path, format!("line {}, column {column}: {why}", i + 1));
+        let at = |column: usize, why: String| {
+            blind_error(path, format!("line {}, column {column}: {why}", i + 1))
+        };
         let fields = split_csv(line).map_err(|why| at(1, why))?;
         if fields.len() != 6 {
-            return Err(at(1, format!("{} fields; expected 6 ({CSV_HEADER})", fields.len())));
+            return Err(at(
+                1,
+                format!("{} fields; expected 6 ({CSV_HEADER})", fields.len()),
+            ));
         }
         let [rater, pair, criterion, preference, rating_a, rating_b] =
             <[String; 6]>::try_from(fields).map_err(|_| at(1, "6 fields expected".into()))?;
-        let side = *sides.get(&pair).ok_or_else(|| at(2, format!("pair {pair:?} is not in the key")))?;
+        let side = *sides
+            .get(&pair)
+            .ok_or_else(|| at(2, format!("pair {pair:?} is not in the key")))?;
         let criterion = Criterion::from_id(&criterion)
             .ok_or_else(|| at(3, format!("unknown criterion {criterion:?}")))?;
         let preferred = match preference.as_str() {
@@ -182,7 +207,12 @@ fn parse_csv(
             "A" => Some(Some(side[0])),
             "B" => Some(Some(side[1])),
             "none" => Some(None),
-            other => return Err(at(4, format!("preference {other:?}: expected A, B, none or empty"))),
+            other => {
+                return Err(at(
+                    4,
+                    format!("preference {other:?}: expected A, B, none or empty"),
+                ));
+            }
         };
         let rating = |text: &str, column: usize| -> Result<Option<u8>> {
             match text {
@@ -252,30 +282,58 @@ fn criterion_result(
     };
     let mut by_pair: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for a in &answers {
-        by_pair.entry(a.pair.as_str()).or_default().push(category(a));
+        by_pair
+            .entry(a.pair.as_str())
+            .or_default()
+            .push(category(a));
     }
     let clusters: Vec<&Vec<usize>> = by_pair.values().collect();
-    let names = [conditions[0].clone(), conditions[1].clone(), "no preference".to_owned()];
+    let names = [
+        conditions[0].clone(),
+        conditions[1].clone(),
+        "no preference".to_owned(),
+    ];
     let preferences = (0..3)
         .map(|k| {
             let count = answers.iter().filter(|a| category(a) == k).count();
             let rate = |sample: &[&&Vec<usize>]| {
                 let total: usize = sample.iter().map(|c| c.len()).sum();
-                let hits: usize = sample.iter().map(|c| c.iter().filter(|&&x| x == k).count()).sum();
-                if total == 0 { f64::NAN } else { hits as f64 / total as f64 }
+                let hits: usize = sample
+                    .iter()
+                    .map(|c| c.iter().filter(|&&x| x == k).count())
+                    .sum();
+                if total == 0 {
+                    f64::NAN
+                } else {
+                    hits as f64 / total as f64
+                }
             };
             Preference {
                 choice: names[k].clone(),
                 count,
-                rate: if answers.is_empty() { 0.0 } else { count as f64 / answers.len() as f64 },
-                interval: bootstrap_interval(&clusters, rate, RESAMPLES, 0.95, seed.wrapping_add(k as u64)),
+                rate: if answers.is_empty() {
+                    0.0
+                } else {
+                    count as f64 / answers.len() as f64
+                },
+                interval: bootstrap_interval(
+                    &clusters,
+                    rate,
+                    RESAMPLES,
+                    0.95,
+                    seed.wrapping_add(k as u64),
+                ),
             }
         })
         .collect();
     let complete: Vec<Vec<u32>> = by_pair
         .values()
         .filter(|cats| cats.len() == raters && raters >= 2)
-        .map(|cats| (0..3).map(|k| cats.iter().filter(|&&x| x == k).count() as u32).collect())
+        .map(|cats| {
+            (0..3)
+                .map(|k| cats.iter().filter(|&&x| x == k).count() as u32)
+                .collect()
+        })
         .collect();
     let mean_rating = [0, 1].map(|c| {
         let values: Vec<f64> = all
@@ -297,11 +355,17 @@ fn criterion_result(
 
 fn agreement(rater: &str, all: &[Answer]) -> RaterAgreement {
     let category = |a: &Answer| a.preferred.map(|p| p.unwrap_or(2));
-    let mine: Vec<&Answer> = all.iter().filter(|a| a.rater == rater && a.preferred.is_some()).collect();
+    let mine: Vec<&Answer> = all
+        .iter()
+        .filter(|a| a.rater == rater && a.preferred.is_some())
+        .collect();
     let (mut compared, mut agreed) = (0usize, 0usize);
     for a in &mine {
         let mut counts = [0usize; 3];
-        for o in all.iter().filter(|o| o.rater != rater && o.pair == a.pair && o.criterion == a.criterion) {
+        for o in all
+            .iter()
+            .filter(|o| o.rater != rater && o.pair == a.pair && o.criterion == a.criterion)
+        {
             if let Some(c) = category(o) {
                 counts[c] += 1;
             }
@@ -320,5 +384,59 @@ fn agreement(rater: &str, all: &[Answer]) -> RaterAgreement {
         answers: mine.len(),
         compared,
         agreement: (compared > 0).then(|| agreed as f64 / compared as f64),
+    }
+}
+
+impl Scores {
+    /// The scores as text for people: counts, then per criterion the preference
+    /// rates with their intervals, κ and mean ratings, then each rater's agreement.
+    pub fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} raters, {} rows, {} pairs rated; conditions {} vs {}",
+            self.raters, self.rows, self.pairs_rated, self.conditions[0], self.conditions[1]
+        );
+        for c in &self.criteria {
+            let _ = write!(out, "{} ({} answers):", c.criterion.id(), c.answers);
+            for p in &c.preferences {
+                let interval = p
+                    .interval
+                    .map(|(lo, hi)| format!(" [{:.1}%, {:.1}%]", 100.0 * lo, 100.0 * hi))
+                    .unwrap_or_default();
+                let _ = write!(
+                    out,
+                    " {} {} ({:.1}%{interval});",
+                    p.choice,
+                    p.count,
+                    100.0 * p.rate
+                );
+            }
+            let kappa = c
+                .kappa
+                .map_or("undefined".to_owned(), |k| format!("{k:.3}"));
+            let mean = |m: Option<f64>| m.map_or("–".to_owned(), |m| format!("{m:.2}"));
+            let _ = writeln!(
+                out,
+                " Fleiss' kappa {kappa} over {} pairs; mean rating {} {}, {} {}",
+                c.kappa_pairs,
+                self.conditions[0],
+                mean(c.mean_rating[0]),
+                self.conditions[1],
+                mean(c.mean_rating[1])
+            );
+        }
+        for r in &self.per_rater {
+            let agreement = r
+                .agreement
+                .map_or("–".to_owned(), |a| format!("{:.1}%", 100.0 * a));
+            let _ = writeln!(
+                out,
+                "rater {}: {} answers, agrees with the others' majority on {agreement} of {}",
+                r.rater, r.answers, r.compared
+            );
+        }
+        out
     }
 }

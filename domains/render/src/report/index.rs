@@ -39,7 +39,11 @@ pub fn index_html(title: &str, tables: &[Table], charts: &[String]) -> String {
         let _ = writeln!(out, "<figure>{chart}</figure>");
     }
     for table in tables {
-        let _ = writeln!(out, "<h2>{}</h2>\n<table class=\"index\"><thead><tr>", escape(&table.caption));
+        let _ = writeln!(
+            out,
+            "<h2>{}</h2>\n<table class=\"index\"><thead><tr>",
+            escape(&table.caption)
+        );
         for c in &table.columns {
             let _ = write!(out, "<th>{}</th>", escape(c));
         }
@@ -49,7 +53,12 @@ pub fn index_html(title: &str, tables: &[Table], charts: &[String]) -> String {
             for (i, cell) in row.cells.iter().enumerate() {
                 match (&row.link, i) {
                     (Some(link), 0) => {
-                        let _ = write!(out, "<td><a href=\"{}\">{}</a></td>", escape(link), escape(cell));
+                        let _ = write!(
+                            out,
+                            "<td><a href=\"{}\">{}</a></td>",
+                            escape(link),
+                            escape(cell)
+                        );
                     }
                     _ => {
                         let _ = write!(out, "<td>{}</td>", escape(cell));
@@ -140,7 +149,12 @@ pub fn write_run_index(dir: &Path, out: &Path, options: &PageOptions) -> Result<
             Err(e) => {
                 failures.push(format!("{name}: {e}"));
                 rows.push(Row {
-                    cells: vec![name.clone(), "—".into(), "could not render".into(), e.to_string()],
+                    cells: vec![
+                        name.clone(),
+                        "—".into(),
+                        "could not render".into(),
+                        e.to_string(),
+                    ],
                     link: None,
                 });
             }
@@ -148,9 +162,21 @@ pub fn write_run_index(dir: &Path, out: &Path, options: &PageOptions) -> Result<
     }
     let table = Table {
         caption: format!("{} runs, {released} released", folders.len()),
-        columns: ["run", "domain", "released", "gate (now)", "bars", "voices", "events", "repaired", "dropped", "replans", "brief"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "run",
+            "domain",
+            "released",
+            "gate (now)",
+            "bars",
+            "voices",
+            "events",
+            "repaired",
+            "dropped",
+            "replans",
+            "brief",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     };
     let mut charts = vec![bar_chart(
@@ -161,7 +187,10 @@ pub fn write_run_index(dir: &Path, out: &Path, options: &PageOptions) -> Result<
         ],
     )];
     if !rungs.is_empty() {
-        charts.push(bar_chart("Repairs by rung (all runs)", &rungs.into_iter().collect::<Vec<_>>()));
+        charts.push(bar_chart(
+            "Repairs by rung (all runs)",
+            &rungs.into_iter().collect::<Vec<_>>(),
+        ));
     }
     let index = out.join("index.html");
     let title = format!("Cantus runs in {}", dir.display());
@@ -190,7 +219,12 @@ fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &crate::verdict::
         .pointer("/brief/text")
         .and_then(Value::as_str)
         .map(str::to_owned)
-        .or_else(|| report.pointer("/cantus/id").and_then(Value::as_str).map(|c| format!("cantus {c}")))
+        .or_else(|| {
+            report
+                .pointer("/cantus/id")
+                .and_then(Value::as_str)
+                .map(|c| format!("cantus {c}"))
+        })
         .unwrap_or_default();
     Row {
         cells: vec![

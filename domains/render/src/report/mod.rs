@@ -54,12 +54,18 @@ pub struct PiecePage {
 
 /// Writes `dir/<stem>.html` for a piece, with `<stem>.ly`, `<stem>.svg` and the
 /// audio beside it.
-pub fn write_piece(piece: &Piece, dir: &Path, stem: &str, options: &PageOptions) -> Result<PiecePage> {
+pub fn write_piece(
+    piece: &Piece,
+    dir: &Path,
+    stem: &str,
+    options: &PageOptions,
+) -> Result<PiecePage> {
     let verdict = judge(piece);
     let annotations = for_piece(piece, &verdict, options.layers);
     let ly = source(&piece.score, &annotations, Target::Svg)?;
     let engraved = engrave(&ly, dir, stem, Target::Svg)?;
-    let svg = std::fs::read_to_string(&engraved.file).map_err(|e| RenderError::io(&engraved.file, e))?;
+    let svg =
+        std::fs::read_to_string(&engraved.file).map_err(|e| RenderError::io(&engraved.file, e))?;
     let audio = match &options.audio {
         Some((instrument, format)) => {
             let bytes = render_audio(&piece.score, &piece.tempo, instrument, *format)?;
@@ -104,13 +110,23 @@ fn piece_html(
         s.bar_count(),
         s.meter,
         s.voices.len(),
-        escape(&s.voices.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")),
+        escape(
+            &s.voices
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         s.tempo
             .map(|t| format!(" · ♩ = {}", cantus_music::time_text::format(t)))
             .unwrap_or_default()
     );
     out.push_str(&legend(piece));
-    let _ = writeln!(out, "<div class=\"score\">\n{}\n</div>", strip_xml_header(svg));
+    let _ = writeln!(
+        out,
+        "<div class=\"score\">\n{}\n</div>",
+        strip_xml_header(svg)
+    );
     if let Some((path, format)) = audio {
         let _ = writeln!(
             out,
@@ -158,7 +174,12 @@ fn legend(piece: &Piece) -> String {
     let mut out = String::from("<p class=\"legend\">");
     if let Some(trace) = &piece.trace {
         for (i, rung) in trace.ladder().iter().enumerate() {
-            let _ = write!(out, "{}repaired by {}", swatch(rung_colour(i)), escape(rung));
+            let _ = write!(
+                out,
+                "{}repaired by {}",
+                swatch(rung_colour(i)),
+                escape(rung)
+            );
         }
         let _ = write!(out, "{}(dropped event)", swatch(Colour::Grey));
     }
