@@ -17,12 +17,7 @@ pub struct Args {
     #[arg(long, default_value_t = 24)]
     pairs: usize,
     /// The two conditions to compare, e.g. harness,raw.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        num_args = 2,
-        default_value = "harness,raw"
-    )]
+    #[arg(long, value_delimiter = ',', default_value = "harness,raw")]
     conditions: Vec<String>,
     /// Seed of the pair choice and the sides.
     #[arg(long, default_value_t = 0)]

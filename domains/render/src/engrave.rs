@@ -84,11 +84,70 @@ pub fn engrave(source: &str, dir: &Path, stem: &str, target: Target) -> Result<E
     Ok(done.remove(0))
 }
 
-/// Engraves several `.ly` files in one LilyPond run (its start-up dominates small
-/// scores), each to `dir/<stem>.<target>`. Warnings are attributed to the file
-/// LilyPond names in them.
+/// Engraves several `.ly` files, each to `dir/<stem>.<target>`: in as many
+/// LilyPond runs as the machine has cores (at most 4), each run taking a share
+/// of the files (LilyPond's start-up dominates small scores; large ones keep a
+/// core busy each). Warnings are attributed to the file LilyPond names in them.
 pub fn engrave_files(files: &[PathBuf], dir: &Path, target: Target) -> Result<Vec<Engraved>> {
     let program = crate::tools::lilypond()?;
+    let runs = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 4)
+        .min(files.len().max(1));
+    if runs <= 1 {
+        return engrave_batch(&program, files, dir, target);
+    }
+    // Deal the files round-robin so long and short pieces spread over the runs.
+    let shares: Vec<Vec<(usize, PathBuf)>> = (0..runs)
+        .map(|r| {
+            files
+                .iter()
+                .cloned()
+                .enumerate()
+                .skip(r)
+                .step_by(runs)
+                .collect()
+        })
+        .collect();
+    let results: Vec<Result<Vec<(usize, Engraved)>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = shares
+            .iter()
+            .map(|share| {
+                let program = &program;
+                scope.spawn(move || {
+                    let paths: Vec<PathBuf> = share.iter().map(|(_, p)| p.clone()).collect();
+                    engrave_batch(program, &paths, dir, target)
+                        .map(|done| share.iter().map(|(i, _)| *i).zip(done).collect())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(RenderError::Engraver {
+                        source_file: dir.to_path_buf(),
+                        stderr: "a LilyPond run's thread panicked".into(),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(files.len());
+    for r in results {
+        all.extend(r?);
+    }
+    all.sort_by_key(|(i, _)| *i);
+    Ok(all.into_iter().map(|(_, e)| e).collect())
+}
+
+/// One LilyPond run over `files`.
+fn engrave_batch(
+    program: &Path,
+    files: &[PathBuf],
+    dir: &Path,
+    target: Target,
+) -> Result<Vec<Engraved>> {
     let mut command = Command::new(program);
     command
         .current_dir(dir)

@@ -105,10 +105,8 @@ impl TraceView {
                 "run" => view.header = record,
                 "gate" => view.gate = Some(record),
                 "totals" => view.totals = Some(record),
-                "section" => {
-                    if record.get("outcome").and_then(Value::as_str) == Some("replanned") {
-                        replanned.insert((number(&record, "section"), number(&record, "replan")));
-                    }
+                "section" if record.get("outcome").and_then(Value::as_str) == Some("replanned") => {
+                    replanned.insert((number(&record, "section"), number(&record, "replan")));
                 }
                 "event" => view.events.push(event(i + 1, record)),
                 _ => {}

@@ -74,13 +74,16 @@ fn midi_file(num: u8, den_pow: u8, bars: u32, tempi: &[(u32, u32)]) -> Vec<u8> {
     bytes
 }
 
+/// (meter numerator, log2 of its denominator, bars, tempo changes, expected seconds).
+type Case = (u8, u8, u32, &'static [(u32, u32)], f64);
+
 #[test]
 fn audio_lasts_as_long_as_the_score_with_tempo_changes_and_in_several_meters() {
     let Some(instrument) = instrument() else {
         return;
     };
     // (meter num, log2 den, bars, tempo changes at quarter positions, expected seconds by hand)
-    let cases: [(u8, u8, u32, &[(u32, u32)], f64); 4] = [
+    let cases: [Case; 4] = [
         // 4/4, 4 bars: 8 quarters at 60 bpm (8 s) then 8 at 120 (4 s).
         (4, 2, 4, &[(0, 60), (8, 120)], 12.0),
         // 3/4, 6 bars = 18 quarters: 6 at 90 (4 s), 12 at 45 (16 s).

@@ -102,7 +102,7 @@ pub enum LilypondError {
         reason: String,
     },
     /// The score is larger than the writer's limits (see the module docs).
-    #[error("cannot write as LilyPond: {0}")]
+    #[error("{0}")]
     TooLarge(String),
     /// Score-level data LilyPond output cannot hold.
     #[error("cannot write as LilyPond: {0}")]

@@ -39,7 +39,7 @@ impl TempoMap {
             .filter(|(_, bpm)| bpm.is_finite() && *bpm > 0.0)
             .map(|&(at, bpm)| (at.max(Time::from_integer(0)), 60e6 / bpm))
             .collect();
-        list.sort_by(|a, b| a.0.cmp(&b.0));
+        list.sort_by_key(|a| a.0);
         match list.first_mut() {
             Some(first) => first.0 = Time::from_integer(0),
             None => list.push((Time::from_integer(0), 60e6 / DEFAULT_BPM)),

@@ -1,4 +1,5 @@
 //! Shared by the render tests: tools that must be there in CI.
+#![allow(dead_code)]
 
 /// Whether a missing tool must fail the test (CI sets CANTUS_REQUIRE_TOOLS=1).
 pub fn require_tools() -> bool {
