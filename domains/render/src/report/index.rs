@@ -2,7 +2,7 @@
 //!
 //! This is the API the experiment report (issue 11) is to call: build
 //! [`Table`]s of [`Row`]s (cells plus an optional link), add charts made with
-//! [`bar_chart`](super::bar_chart) (or any inline SVG), and [`write_index`].
+//! [`bar_chart`] (or any inline SVG), and [`write_index`].
 //! Until that runner exists, [`write_run_index`] makes the index of a directory
 //! of `cantus compose` outputs or a `cantus bank` output: one piece page per run
 //! folder (a folder holding a `report.json`), one table row per run.
