@@ -3,7 +3,7 @@
 
 use crate::piece::{DomainKind, Piece};
 use cantus_counterpoint::{ReadOptions, SpeciesGate};
-use cantus_framework::Severity;
+use cantus_framework::{GateReport, Severity};
 use cantus_music::annotation::Anchor;
 use cantus_music::{Score, Time};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
@@ -69,49 +69,13 @@ pub fn judge(piece: &Piece) -> Verdict {
     match piece.domain {
         DomainKind::TwelveTone => {
             let report = twelve_tone_gate(piece).judge_score(score);
-            Verdict {
-                gate: report.gate.clone(),
-                passed: report.passed,
-                findings: report
-                    .violations
-                    .iter()
-                    .map(|v| {
-                        finding(
-                            score,
-                            &v.predicate,
-                            v.severity,
-                            v.location.bar,
-                            &v.location.voice,
-                            v.location.onset,
-                            &v.reason,
-                        )
-                    })
-                    .collect(),
-                facts: report.facts.clone(),
-            }
+            from_report(score, &report, |l| (l.bar, l.voice.as_str(), l.onset))
         }
         DomainKind::Counterpoint => {
             match SpeciesGate::reading(ReadOptions::default()).try_judge(score) {
-                Ok((report, _)) => Verdict {
-                    gate: report.gate.clone(),
-                    passed: report.passed,
-                    findings: report
-                        .violations
-                        .iter()
-                        .map(|v| {
-                            finding(
-                                score,
-                                &v.predicate,
-                                v.severity,
-                                v.location.bar,
-                                &v.location.voice,
-                                v.location.onset,
-                                &v.reason,
-                            )
-                        })
-                        .collect(),
-                    facts: report.facts.clone(),
-                },
+                Ok((report, _)) => {
+                    from_report(score, &report, |l| (l.bar, l.voice.as_str(), l.onset))
+                }
                 Err(e) => Verdict {
                     gate: "counterpoint".into(),
                     passed: false,
@@ -119,9 +83,7 @@ pub fn judge(piece: &Piece) -> Verdict {
                         score,
                         "SP-structure",
                         Severity::Hard,
-                        1,
-                        "",
-                        Time::from_integer(0),
+                        (1, "", Time::from_integer(0)),
                         &e.0,
                     )],
                     facts: std::collections::BTreeMap::new(),
@@ -131,13 +93,37 @@ pub fn judge(piece: &Piece) -> Verdict {
     }
 }
 
+/// A gate report in the common shape; `place` reads a location's bar, voice and onset.
+fn from_report<L>(
+    score: &Score,
+    report: &GateReport<L>,
+    place: impl Fn(&L) -> (u32, &str, Time),
+) -> Verdict {
+    Verdict {
+        gate: report.gate.clone(),
+        passed: report.passed,
+        findings: report
+            .violations
+            .iter()
+            .map(|v| {
+                finding(
+                    score,
+                    &v.predicate,
+                    v.severity,
+                    place(&v.location),
+                    &v.reason,
+                )
+            })
+            .collect(),
+        facts: report.facts.clone(),
+    }
+}
+
 fn finding(
     score: &Score,
     rule: &str,
     severity: Severity,
-    bar: u32,
-    voice: &str,
-    onset: Time,
+    (bar, voice, onset): (u32, &str, Time),
     reason: &str,
 ) -> Finding {
     // A finding about the whole texture is drawn on the first voice.
