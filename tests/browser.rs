@@ -192,6 +192,20 @@ async fn report_and_blind_package_work_in_chromium() {
                 .contains("harness")
     );
 
+    // The manifest verifies every file of the package.
+    let check = Command::new("sha256sum")
+        .args(["-c", "--strict", "MANIFEST.sha256"])
+        .current_dir(&pkg)
+        .output()
+        .expect("sha256sum runs");
+    let listed = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "{listed}");
+    assert_eq!(
+        listed.lines().filter(|l| l.ends_with(": OK")).count(),
+        1 + 2 * 2 * 2,
+        "index + 2 pairs × 2 sides × (svg, ogg)"
+    );
+
     let (_driver, port) = start_driver();
     let profile = dir.join("profile");
     let downloads = dir.join("downloads");
