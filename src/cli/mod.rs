@@ -14,6 +14,7 @@ macro_rules! say {
 use std::process::ExitCode;
 
 mod bank;
+mod blind;
 mod calibrate;
 mod compare;
 mod compose;
@@ -24,6 +25,7 @@ mod fill;
 mod fingerprint;
 mod model;
 mod plugins;
+mod render;
 mod rows;
 mod summary;
 mod verify;
@@ -61,6 +63,10 @@ enum Command {
     Fill(fill::Args),
     /// List the registered backends and proposers: built-in, dynamic and subprocess plugins.
     Plugins(plugins::Args),
+    /// Engrave (LilyPond), hear (a General MIDI SoundFont) or report (HTML) a piece or a directory of runs.
+    Render(render::Args),
+    /// Build a blind-evaluation package of paired pieces, or score its ratings (`blind score`).
+    Blind(blind::Args),
 }
 
 /// The rule domains `compose` and `verify` know.
@@ -147,6 +153,8 @@ pub fn main() -> ExitCode {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Fill(args) => fill::run(args),
         Command::Plugins(args) => plugins::run(args),
+        Command::Render(args) => render::run(args),
+        Command::Blind(args) => blind::run(args),
     };
     exit.into()
 }

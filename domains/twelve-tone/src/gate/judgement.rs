@@ -12,7 +12,9 @@ use super::segment::{TagCounts, Walker};
 use super::tables::SerialTables;
 use super::time::{Grid, GridBuilder, GridProblem, Ticker, bar_of, cmp_time, ratio_text};
 use super::vertical::{VerticalInput, sweep};
-use super::{ALL_VOICES, GateLimits, GateMode, RowSource, SerialGate, Unsorted, labels_line};
+use super::{
+    ALL_VOICES, GateLimits, GateMode, RowSource, SerialGate, StatementSpan, Unsorted, labels_line,
+};
 use crate::blueprint::Blueprint;
 use crate::event::Location;
 use crate::row::Convention;
@@ -34,6 +36,15 @@ impl Judgement {
     pub(super) fn run(
         gate: &SerialGate<'_>,
         score: &Score,
+    ) -> Result<GateReport<Location>, Unsorted> {
+        Self::run_into(gate, score, None)
+    }
+
+    /// [`Judgement::run`], also handing out the statements each voice was cut into.
+    pub(super) fn run_into(
+        gate: &SerialGate<'_>,
+        score: &Score,
+        mut statements: Option<&mut Vec<StatementSpan>>,
     ) -> Result<GateReport<Location>, Unsorted> {
         let mut findings: Vec<Finding> = Vec::new();
         let plan: Option<&Blueprint> = match &gate.source {
@@ -115,6 +126,13 @@ impl Judgement {
         if tables.is_some() {
             for (v, (voice, line)) in score.voices.iter().zip(&lines).enumerate() {
                 statements_total += line.statements.len();
+                if let Some(out) = statements.as_deref_mut() {
+                    out.extend(
+                        line.statements
+                            .iter()
+                            .map(|st| StatementSpan::new(v, voice, st)),
+                    );
+                }
                 tags.relying += line.tags.relying;
                 tags.repetitions += line.tags.repetitions;
                 tags.unreadable += line.tags.unreadable;

@@ -265,6 +265,77 @@ impl<'p> SerialGate<'p> {
     }
 }
 
+impl SerialGate<'_> {
+    /// The row statements the gate cut `score`'s voices into, in voice order and
+    /// onset order within a voice: what renderers label (`P0` over a statement's
+    /// first note). Events are indexed as [`Voice::sort`](cantus_music::Voice::sort)
+    /// leaves them (the order readers give). Empty when the gate has no row (an
+    /// inferring gate that found none).
+    pub fn statements(&self, score: &Score) -> Vec<StatementSpan> {
+        let mut out = Vec::new();
+        if Judgement::run_into(self, score, Some(&mut out)).is_err() {
+            out.clear();
+            let mut sorted = score.clone();
+            sorted.sort();
+            let _ = Judgement::run_into(self, &sorted, Some(&mut out));
+        }
+        out
+    }
+}
+
+/// One row statement as the gate derived it (see `segment.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatementSpan {
+    /// Voice index in the score.
+    pub voice: usize,
+    /// Index of the statement's first event in the voice.
+    pub first_event: usize,
+    /// Onset of that event, in quarter notes.
+    #[serde(with = "cantus_music::time_text")]
+    pub onset: Time,
+    /// The forms it realises: one, or two for a symmetric row's statement; for an
+    /// incomplete statement, every form its opening fits; empty when broken.
+    pub forms: Vec<crate::row::RowForm>,
+    /// Order positions sounded, 1..=12 (12 for a complete statement).
+    pub filled: u8,
+    /// Whether a `TT-ROW` violation was found in it.
+    pub broken: bool,
+}
+
+impl StatementSpan {
+    fn new(voice: usize, events: &cantus_music::Voice, st: &Statement) -> StatementSpan {
+        StatementSpan {
+            voice,
+            first_event: st.first,
+            onset: events
+                .events
+                .get(st.first)
+                .map_or_else(Time::default, |e| e.onset),
+            forms: tables::forms_in(st.forms).collect(),
+            filled: st.filled,
+            broken: st.broken,
+        }
+    }
+
+    /// The statement's label as the gate's `labels` fact writes it: `P0`, `P0=R6`
+    /// for a symmetric row, `?` when broken, `…` after an incomplete one's forms.
+    pub fn label(&self) -> String {
+        if self.broken || self.forms.is_empty() {
+            return "?".to_owned();
+        }
+        let mut out = self
+            .forms
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("=");
+        if self.filled < 12 {
+            out.push('…');
+        }
+        out
+    }
+}
+
 /// The release gate of the engine: each composed piece judged by
 /// [`SerialGate::for_plan`] against the blueprint it was composed to, so one engine
 /// serves every piece.
