@@ -132,6 +132,7 @@ pub fn write_score_files(out: &Path, prefix: &str, score: &Score) -> (Vec<PathBu
     ] {
         let path = out.join(format!("{prefix}.{}", format.extension()));
         match render(score, format)
+            .map_err(|e| e.to_string())
             .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()))
         {
             Ok(()) => written.push(path),

@@ -11,12 +11,15 @@
 #![forbid(unsafe_code)]
 
 pub mod annotation;
+mod fit;
 pub mod format;
 pub mod grammar;
 pub mod lilypond;
+pub mod mei;
 pub mod midi;
 pub mod musicxml;
 pub mod score;
 pub mod time_text;
 
+pub use format::{PitchLevel, ReadOptions};
 pub use score::{Event, Key, Letter, Meter, Mode, Pitch, Score, Spelling, Time, Voice, time};

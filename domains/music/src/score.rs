@@ -448,6 +448,19 @@ impl Score {
     }
 }
 
+/// `name`, or `name #2`, `name #3`, … whichever `used` does not hold yet; the
+/// result is added to `used`. Readers and converters give repeated names this way.
+pub(crate) fn unique_name(name: String, used: &mut std::collections::HashSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 2u64;
+    while used.contains(&candidate) {
+        candidate = format!("{name} #{n}");
+        n += 1;
+    }
+    used.insert(candidate.clone());
+    candidate
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

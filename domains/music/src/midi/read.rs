@@ -9,7 +9,7 @@
 
 use super::MidiError;
 use super::tempo::bpm_from_micros;
-use crate::score::{Event, Key, Meter, Mode, Pitch, Score, Time, Voice};
+use crate::score::{Event, Key, Meter, Mode, Pitch, Score, Time, Voice, unique_name};
 use midly::{Format, MetaMessage, MidiMessage, Smf, Timing, TrackEvent, TrackEventKind};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fmt;
@@ -425,18 +425,6 @@ fn close(
             tick: on,
         });
     }
-}
-
-/// `name`, or `name #2`, `name #3`, … whichever is still free.
-fn unique_name(name: String, used: &mut HashSet<String>) -> String {
-    let mut candidate = name.clone();
-    let mut n = 2u64;
-    while used.contains(&candidate) {
-        candidate = format!("{name} #{n}");
-        n += 1;
-    }
-    used.insert(candidate.clone());
-    candidate
 }
 
 /// Groups one voice's notes into chord events of exact time.

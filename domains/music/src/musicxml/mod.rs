@@ -26,18 +26,22 @@
 //! named `cantus-tag` (shown under the note by notation programs). The writer
 //! never writes a pickup: a score read from one starts with a partly silent bar.
 
-mod dom;
+pub(crate) mod dom;
 mod layout;
-mod notation;
-mod part;
+mod mxl;
+pub(crate) mod notation;
+pub(crate) mod part;
 mod read;
-mod ties;
+pub(crate) mod ties;
+pub(crate) mod transpose;
 mod write;
 
-pub use notation::{NoteType, NoteValue, notated_values};
-pub use read::{ReadReport, read, read_with_report};
+pub(crate) use dom::is_xml_char;
+pub use mxl::{MAX_MXL_XML_BYTES, read_mxl};
+pub use read::{ReadReport, read, read_with, read_with_report};
 pub use write::write;
 
+use crate::format::ReadOptions;
 use crate::score::Score;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +69,18 @@ pub enum MusicXmlError {
     /// The score cannot be written (an invalid event, a value too large for MusicXML).
     #[error("cannot write MusicXML: {0}")]
     Unwritable(String),
+    /// A compressed MusicXML (`.mxl`) archive that cannot be read: not a zip,
+    /// no score in it, an entry too large once decompressed.
+    #[error("compressed MusicXML: {0}")]
+    Archive(String),
+    /// An error in one file of a compressed MusicXML archive.
+    #[error("{entry}: {source}")]
+    InEntry {
+        /// The path of the file inside the archive.
+        entry: String,
+        /// The error, with line and column in that file.
+        source: Box<MusicXmlError>,
+    },
     /// A file could not be opened or is not UTF-8 text.
     #[error("cannot read {}: {message}", path.display())]
     Io { path: PathBuf, message: String },
@@ -76,15 +92,45 @@ pub enum MusicXmlError {
     },
 }
 
-/// Reads the MusicXML file at `path`; errors name the file as well as the line
-/// and column.
+/// Reads the MusicXML file at `path` (compressed when it ends in `.mxl`) at
+/// sounding pitch; errors name the file as well as the line and column (and
+/// invalid UTF-8 its line and byte offset).
 pub fn read_file(path: &Path) -> Result<(Score, ReadReport), MusicXmlError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MusicXmlError::Io {
+    let in_file = |e| MusicXmlError::InFile {
+        path: path.to_path_buf(),
+        source: Box::new(e),
+    };
+    let bytes = std::fs::read(path).map_err(|e| MusicXmlError::Io {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    read_with_report(&text).map_err(|e| MusicXmlError::InFile {
-        path: path.to_path_buf(),
-        source: Box::new(e),
+    let opts = ReadOptions::default();
+    let is_mxl = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mxl"));
+    if is_mxl {
+        return read_mxl(&bytes, &opts).map_err(in_file);
+    }
+    let text = utf8_text(&bytes).map_err(in_file)?;
+    read_with(text, &opts).map_err(in_file)
+}
+
+/// `bytes` as UTF-8, or an XML error at the line of the first bad byte, giving
+/// its byte offset.
+pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, MusicXmlError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let offset = e.valid_up_to();
+        let before = &bytes[..offset];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        MusicXmlError::Xml {
+            line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
+            column: 1 + String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count(),
+            message: format!("invalid UTF-8 at byte offset {offset}; the file must be UTF-8 text"),
+        }
     })
 }

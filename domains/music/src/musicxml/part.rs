@@ -9,9 +9,11 @@
 //! [`super::ties`].
 
 use super::dom::Doc;
-use super::notation::parse_decimal;
+use super::notation::{NoteType, parse_decimal};
 use super::read::ReadReport;
+use super::transpose::{MAX_SEMITONES, Transpose};
 use super::{MusicXmlError, TAG_LYRIC_NAME};
+use crate::format::{PitchLevel, ReadOptions};
 use crate::score::{Key, Letter, Meter, Mode, Spelling, Time};
 use num_traits::{CheckedAdd, CheckedDiv, Zero};
 
@@ -78,11 +80,21 @@ struct Walk<'d, 's, 'f> {
     notes: Vec<RawNote>,
     groups: usize,
     staves: u32,
+    pitch_level: PitchLevel,
+    /// Current `<transpose>` per staff number (0: every staff).
+    transposes: Vec<(u32, Transpose)>,
+    /// Whether the missing-`<divisions>` warning was given.
+    divisions_guessed: bool,
 }
 
 impl PartReading {
     /// Reads every `<measure>` of the part element `part`.
-    pub fn read(doc: &Doc<'_>, part: usize, facts: &mut ScoreFacts) -> Result<Self, MusicXmlError> {
+    pub fn read(
+        doc: &Doc<'_>,
+        part: usize,
+        facts: &mut ScoreFacts,
+        opts: &ReadOptions,
+    ) -> Result<Self, MusicXmlError> {
         let meter = facts.meter;
         let mut walk = Walk {
             doc,
@@ -92,6 +104,9 @@ impl PartReading {
             notes: Vec::new(),
             groups: 0,
             staves: 1,
+            pitch_level: opts.pitch,
+            transposes: Vec::new(),
+            divisions_guessed: false,
         };
         let mut start = Time::zero();
         let mut lengths = Vec::new();
@@ -123,6 +138,9 @@ impl Walk<'_, '_, '_> {
                 "attributes" => self.attributes(c, m)?,
                 "note" => self.note(c, start, &mut cursor, &mut longest, &mut anchor)?,
                 "backup" => {
+                    if self.divisions.is_none() {
+                        self.guess_divisions(c)?;
+                    }
                     let d = self.duration_of(c)?;
                     if d > cursor {
                         self.warn(
@@ -136,6 +154,9 @@ impl Walk<'_, '_, '_> {
                     anchor = None;
                 }
                 "forward" => {
+                    if self.divisions.is_none() {
+                        self.guess_divisions(c)?;
+                    }
                     let d = self.duration_of(c)?;
                     cursor = self.add(c, cursor, d)?;
                     longest = longest.max(cursor);
@@ -178,11 +199,23 @@ impl Walk<'_, '_, '_> {
             }
             return Ok(());
         }
+        if self.divisions.is_none() {
+            self.guess_divisions(n)?;
+        }
         let duration = match doc.child(n, "duration") {
             Some(d) => self.duration_of(d)?,
-            None => {
-                return Err(doc.error_at(n, "a note needs a <duration> (only grace notes omit it)"));
-            }
+            None => match self.drawn_length(n) {
+                Some(len) => {
+                    self.warn(n, "a note without <duration>: timed by its <type>");
+                    len
+                }
+                None => {
+                    return Err(doc.error_at(
+                        n,
+                        "a note needs a <duration> or a <type> (only grace notes omit both)",
+                    ));
+                }
+            },
         };
         let joined = if doc.has_child(n, "chord") {
             *anchor
@@ -210,7 +243,19 @@ impl Walk<'_, '_, '_> {
         let Some(pitch) = pitch else {
             return Err(doc.error_at(n, "a note needs <pitch>, <unpitched> or <rest>"));
         };
-        let (midi, spelling) = self.pitch(pitch)?;
+        let staff = match doc.child(n, "staff") {
+            None => 1,
+            Some(st) => self.staff_number(st)?,
+        };
+        let (mut midi, mut spelling) = self.pitch(pitch)?;
+        if let Some(t) = self.transpose_for(staff) {
+            (midi, spelling) = t.apply(midi, spelling).ok_or_else(|| {
+                doc.error_at(
+                    pitch,
+                    "the sounding pitch (after <transpose>) lies outside MIDI 0-127",
+                )
+            })?;
+        }
         let group = group.unwrap_or_else(|| {
             self.groups += 1;
             self.groups
@@ -234,10 +279,6 @@ impl Walk<'_, '_, '_> {
                 _ => {}
             }
         }
-        let staff = match doc.child(n, "staff") {
-            None => 1,
-            Some(st) => self.staff_number(st)?,
-        };
         self.staves = self.staves.max(staff);
         let tag = doc
             .children_named(n, "lyric")
@@ -323,6 +364,15 @@ impl Walk<'_, '_, '_> {
             let staves = self.staff_number(st)?;
             self.staves = self.staves.max(staves);
         }
+        // <transpose> follows <key> in the schema, but says how to read it.
+        let mut first_transpose = true;
+        for t in doc.children_named(a, "transpose") {
+            if first_transpose {
+                self.transposes.clear();
+                first_transpose = false;
+            }
+            self.transpose(t)?;
+        }
         if let Some(k) = doc.child(a, "key") {
             self.key(k, m)?;
         }
@@ -346,9 +396,14 @@ impl Walk<'_, '_, '_> {
             .ok_or_else(|| {
                 doc.error_at(
                     k,
-                    format!("<fifths> must be a small integer, found {text:?}"),
+                    format!("<fifths> must be an integer from -{MAX_FIFTHS} to {MAX_FIFTHS}, found {text:?}"),
                 )
             })?;
+        // A transposing part's signature is written; the score's key sounds.
+        let fifths = match self.transpose_for(1) {
+            Some(t) => t.fifths(fifths).clamp(-MAX_FIFTHS, MAX_FIFTHS),
+            None => fifths,
+        };
         // A signature without <mode> says nothing about the mode: it agrees with
         // any key of the same fifths, and a later stated mode refines it.
         let mode = match doc.child_text(k, "mode") {
@@ -391,6 +446,103 @@ impl Walk<'_, '_, '_> {
             },
         }
         Ok(())
+    }
+
+    /// A `<transpose>`: chromatic semitones, diatonic steps, octave change and
+    /// `<double/>` (an extra octave down), for one staff (`number`) or all.
+    fn transpose(&mut self, t: usize) -> Result<(), MusicXmlError> {
+        let doc = self.doc;
+        let int = |name: &str| -> Result<Option<i32>, MusicXmlError> {
+            let Some(text) = doc.child_text(t, name) else {
+                return Ok(None);
+            };
+            parse_decimal(text)
+                .filter(|v| v.is_integer() && v.to_integer().abs() <= i64::from(MAX_SEMITONES))
+                .and_then(|v| i32::try_from(v.to_integer()).ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    doc.error_at(
+                        t,
+                        format!("<{name}> must be a whole number from -{MAX_SEMITONES} to {MAX_SEMITONES}, found {text:?}"),
+                    )
+                })
+        };
+        let chromatic =
+            int("chromatic")?.ok_or_else(|| doc.error_at(t, "<transpose> needs <chromatic>"))?;
+        let diatonic = int("diatonic")?;
+        let octaves = int("octave-change")?.unwrap_or(0) - i32::from(doc.has_child(t, "double"));
+        let staff = match doc.attr(t, "number") {
+            None => 0,
+            Some(_) => self.staff_number_attr(t)?,
+        };
+        let interval = Transpose::new(chromatic, diatonic, octaves);
+        self.transposes.retain(|(s, _)| *s != staff);
+        if !interval.is_identity() {
+            self.transposes.push((staff, interval));
+        }
+        Ok(())
+    }
+
+    /// The transposition to apply to notes on `staff`, if the options ask for
+    /// sounding pitch and the part transposes.
+    fn transpose_for(&self, staff: u32) -> Option<Transpose> {
+        if self.pitch_level == PitchLevel::Written {
+            return None;
+        }
+        let find = |s: u32| {
+            self.transposes
+                .iter()
+                .find(|(k, _)| *k == s)
+                .map(|(_, t)| *t)
+        };
+        find(staff).or_else(|| find(0))
+    }
+
+    /// With no `<divisions>` yet, the divisions the note `n` shows: its
+    /// `<duration>` over the length its `<type>`, dots and time modification
+    /// draw. Without a type to go by, one division per quarter note.
+    fn guess_divisions(&mut self, n: usize) -> Result<(), MusicXmlError> {
+        let doc = self.doc;
+        let drawn = self.drawn_length(n);
+        let written = doc
+            .child_text(n, "duration")
+            .and_then(parse_decimal)
+            .filter(|v| *v > Time::zero());
+        let (divisions, how) = match (drawn, written) {
+            (Some(drawn), Some(written)) => match written.checked_div(&drawn) {
+                Some(d) => (d, "taken from the first note's <type> and <duration>"),
+                None => (Time::from_integer(1), "one per quarter note"),
+            },
+            _ => (Time::from_integer(1), "one per quarter note"),
+        };
+        self.divisions = Some(divisions);
+        if !self.divisions_guessed {
+            self.divisions_guessed = true;
+            let msg =
+                format!("no <divisions> before the first note: {divisions} per quarter, {how}");
+            self.warn(n, &msg);
+        }
+        Ok(())
+    }
+
+    /// The length the `<type>`, dots and `<time-modification>` of note `n` draw.
+    fn drawn_length(&self, n: usize) -> Option<Time> {
+        let doc = self.doc;
+        let t = doc
+            .child_text(n, "type")
+            .and_then(NoteType::from_musicxml_name)?;
+        let dots = doc.children_named(n, "dot").count();
+        let mut len = t.dotted(u32::try_from(dots).unwrap_or(u32::MAX));
+        if let Some(tm) = doc.child(n, "time-modification") {
+            let term = |name| doc.child_text(tm, name).and_then(|v| v.parse::<i64>().ok());
+            if let (Some(actual), Some(normal)) = (term("actual-notes"), term("normal-notes"))
+                && (1..=1000).contains(&actual)
+                && (1..=1000).contains(&normal)
+            {
+                len *= Time::new(normal, actual);
+            }
+        }
+        Some(len)
     }
 
     /// A `<time>`: the first one is the score's meter; later different ones keep
@@ -486,6 +638,20 @@ impl Walk<'_, '_, '_> {
                 self.doc.error_at(
                     e,
                     format!("expected a staff count from 1 to {MAX_STAVES}, found {text:?}"),
+                )
+            })
+    }
+
+    /// The `number` attribute of `e` as a staff number.
+    fn staff_number_attr(&self, e: usize) -> Result<u32, MusicXmlError> {
+        let text = self.doc.attr(e, "number").unwrap_or("").trim();
+        text.parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_STAVES).contains(n))
+            .ok_or_else(|| {
+                self.doc.error_at(
+                    e,
+                    format!("number=\"{text}\" must be a staff from 1 to {MAX_STAVES}"),
                 )
             })
     }
