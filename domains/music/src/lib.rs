@@ -1,16 +1,20 @@
 //! `cantus-music`: the exact score model and the formats musicians and models read.
 //!
 //! * [`annotation`]: marks drawn on a score without changing its music (labels, colours, ghosts).
-//! * [`format`](mod@format): read and write by file extension.
+//! * [`clef`]: the conventional clef of a voice by its range.
+//! * [`format`](mod@format): read and write by file extension (`.txt`, `.mid`, `.musicxml`,
+//!   `.mxl`, `.mei`, `.ly`).
 //! * [`score`]: voices, events, exact rational time, exact overlap queries.
 //! * [`grammar`]: the onset-slot text grammar (Libretto's LLM-facing notation), strict by default.
 //! * [`midi`]: Standard MIDI File format 1, one track per voice.
-//! * [`musicxml`]: score-partwise MusicXML.
+//! * [`musicxml`]: score-partwise MusicXML, plain and compressed (`.mxl`).
+//! * [`mei`]: MEI 4 and 5 scores (read only).
 //! * [`lilypond`]: LilyPond output.
 //! * [`time_text`]: exact times as `"9/2"` text in JSON.
 #![forbid(unsafe_code)]
 
 pub mod annotation;
+pub mod clef;
 mod fit;
 pub mod format;
 pub mod grammar;

@@ -18,11 +18,11 @@ use crate::score::{Key, Letter, Meter, Mode, Spelling, Time};
 use num_traits::{CheckedAdd, CheckedDiv, Zero};
 
 /// Largest `<beats>` or `<beat-type>` accepted.
-const MAX_METER_TERM: u32 = 1000;
+pub(crate) const MAX_METER_TERM: u32 = 1000;
 /// Most staves one part may have.
 const MAX_STAVES: u32 = 64;
 /// Largest absolute `<fifths>` accepted.
-const MAX_FIFTHS: i32 = 35;
+pub(crate) const MAX_FIFTHS: i32 = 35;
 
 /// What the whole score learns while its parts are read: the first meter, key
 /// and tempo, and the running report.

@@ -88,7 +88,7 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
     if let Some(list) = doc.child(root, "part-list") {
         for sp in doc.children_named(list, "score-part") {
             if let (Some(id), Some(name)) = (doc.attr(sp, "id"), doc.child(sp, "part-name")) {
-                names.entry(id).or_insert(doc.trimmed_text(name));
+                names.entry(id).or_insert(doc.node(name).text.as_str());
             }
         }
     }
@@ -105,7 +105,7 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
             }
         };
         let name = match names.get(id) {
-            Some(name) if !name.is_empty() => (*name).to_string(),
+            Some(name) if !name.trim().is_empty() => (*name).to_string(),
             Some(_) => {
                 let name = fallback();
                 facts.report.warnings.push(format!(
