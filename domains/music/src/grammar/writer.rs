@@ -209,30 +209,25 @@ pub fn write(score: &Score) -> Result<String, WriteError> {
         bars.push((bar, grid));
     }
 
-    // The header grid is the most common bar grid (ties: the smaller).
-    let mut counts = [0usize; WRITER_GRIDS.len()];
+    // The header grid is the most common bar grid (ties: the smaller); every bar
+    // grid fits the meter, so it does too.
+    let mut counts: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
     for (_, g) in &bars {
-        if let Some(k) = WRITER_GRIDS.iter().position(|c| c == g) {
-            counts[k] += 1;
-        }
+        *counts.entry(*g).or_default() += 1;
     }
-    let header_grid = if bars.is_empty() {
-        if grid_fits(16, meter) {
-            16
-        } else {
-            choose_grid(1, meter).ok_or_else(|| WriteError::Meter {
-                meter,
-                reason: "none of the grids 4…64, 6t…96t cuts its bar into whole slots".into(),
-            })?
-        }
-    } else {
-        let mut best = 0;
-        for k in 1..counts.len() {
-            if counts[k] > counts[best] {
-                best = k;
-            }
-        }
-        WRITER_GRIDS[best]
+    let most_common = counts
+        .iter()
+        .max_by_key(|&(g, n)| (*n, std::cmp::Reverse(*g)))
+        .map(|(g, _)| *g);
+    let header_grid = match most_common {
+        Some(g) => g,
+        None if grid_fits(16, meter) => 16,
+        None => choose_grid(1, meter).ok_or_else(|| WriteError::Meter {
+            meter,
+            reason: format!(
+                "no grid of at most {MAX_GRID} slots per whole note cuts its bar into whole slots"
+            ),
+        })?,
     };
 
     let mut out = String::with_capacity(64 + 16 * score.event_count());
