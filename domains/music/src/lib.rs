@@ -1,7 +1,6 @@
 //! `cantus-music`: the exact score model and the formats musicians and models read.
 //!
 //! * [`annotation`]: marks drawn on a score without changing its music (labels, colours, ghosts).
-//! * [`clef`]: the conventional clef of a voice by its range.
 //! * [`format`](mod@format): read and write by file extension (`.txt`, `.mid`, `.musicxml`,
 //!   `.mxl`, `.mei`, `.ly`).
 //! * [`score`]: voices, events, exact rational time, exact overlap queries.
@@ -14,7 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod annotation;
-pub mod clef;
+pub(crate) mod clef;
 mod fit;
 pub mod format;
 pub mod grammar;
@@ -26,4 +25,6 @@ pub mod score;
 pub mod time_text;
 
 pub use format::{PitchLevel, ReadOptions};
-pub use score::{Event, Key, Letter, Meter, Mode, Pitch, Score, Spelling, Time, Voice, time};
+pub use score::{
+    Event, Key, Letter, Meter, Mode, Pitch, PitchError, Score, Spelling, Time, Voice, time,
+};

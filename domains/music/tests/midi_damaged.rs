@@ -174,3 +174,26 @@ fn harmless_oddities_are_warnings_in_strict_mode() {
         "{warnings:?}"
     );
 }
+
+/// Found by the fuzz harness: a timecode division with frame rate byte 0x80
+/// made midly's parser overflow (a panic in debug builds); the division is now
+/// read before midly sees the file.
+#[test]
+fn any_smpte_division_is_refused_without_reaching_the_parser() {
+    for high in [0x80u8, 0x81, 0xE7, 0xFF] {
+        let mut bytes = file(1, NOTE, None);
+        bytes[12] = high;
+        bytes[13] = 60;
+        assert!(
+            matches!(
+                midi::read(&bytes),
+                Err(MidiError::SmpteTiming { subframes: 60, .. })
+            ),
+            "{high:#x}"
+        );
+        assert!(midi::read_with(&bytes, true).is_err());
+    }
+    let mut zero = file(1, NOTE, None);
+    zero[12..14].copy_from_slice(&[0, 0]);
+    assert_eq!(midi::read(&zero), Err(MidiError::ZeroResolution));
+}

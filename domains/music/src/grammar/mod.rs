@@ -149,6 +149,24 @@ pub struct Parsed {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// One pitch name, as [`crate::Pitch::parse`] reads it: the grammar's own rule.
+pub(crate) fn parse_pitch_name(text: &str) -> Result<crate::Pitch, crate::score::PitchError> {
+    lexical::parse_pitch(text).map_err(|fault| {
+        let text = text.to_string();
+        if fault.rule == rule::PITCH_RANGE {
+            crate::score::PitchError::OutOfRange {
+                text,
+                message: fault.message,
+            }
+        } else {
+            crate::score::PitchError::Malformed {
+                text,
+                message: fault.message,
+            }
+        }
+    })
+}
+
 /// Reads grammar text into a [`Score`] (see the module docs for the grammar and
 /// the two modes). Never panics, whatever the input.
 pub fn parse(text: &str, opts: &ParseOptions) -> Result<Parsed, GrammarError> {

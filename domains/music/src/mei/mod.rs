@@ -31,6 +31,7 @@
 //!
 //! Malformed documents are errors with line and column, as in MusicXML.
 
+mod defs;
 mod pitch;
 mod read;
 

@@ -4,20 +4,20 @@
 //! them per part, and merged into events by the same tie code.
 
 use super::MeiError;
-use super::pitch::{MeasureAccidentals, accid_semitones, key_signature};
+use super::pitch::{MeasureAccidentals, accid_semitones};
 use crate::format::{PitchLevel, ReadOptions};
 use crate::musicxml::ReadReport;
 use crate::musicxml::dom::Doc;
-use crate::musicxml::notation::{NoteType, parse_decimal};
+use crate::musicxml::notation::NoteType;
 use crate::musicxml::part::RawNote;
 use crate::musicxml::ties::events_from_notes;
-use crate::musicxml::transpose::{MAX_SEMITONES, Transpose};
+use crate::musicxml::transpose::Transpose;
 use crate::score::{Key, Letter, Meter, Mode, Score, Spelling, Time, Voice, unique_name};
 use num_traits::{CheckedAdd, CheckedMul, Zero};
 use std::collections::{HashMap, HashSet};
 
 /// Largest `@meter.count` / `@meter.unit`, tuplet term or `multiRest` count.
-const MAX_TERM: i64 = 1000;
+pub(super) const MAX_TERM: i64 = 1000;
 
 /// Reads an MEI document with `opts`; the warnings say what was skipped.
 pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, Vec<String>), MeiError> {
@@ -63,37 +63,37 @@ fn find_score(doc: &Doc<'_>) -> Option<usize> {
 }
 
 /// One staff: its voice name, transposition and key signature.
-struct Staff {
-    n: u32,
-    name: String,
-    transpose: Transpose,
-    key: Option<[i8; 7]>,
-    notes: Vec<RawNote>,
+pub(super) struct Staff {
+    pub(super) n: u32,
+    pub(super) name: String,
+    pub(super) transpose: Transpose,
+    pub(super) key: Option<[i8; 7]>,
+    pub(super) notes: Vec<RawNote>,
 }
 
 /// State of the walk.
-struct Walk<'d, 's> {
-    doc: &'d Doc<'s>,
-    pitch_level: PitchLevel,
-    staves: Vec<Staff>,
-    meter: Option<Meter>,
-    first_meter: Option<Meter>,
-    key: Option<Key>,
-    key_alters: [i8; 7],
-    key_mode: Option<Mode>,
-    tempo: Option<Time>,
+pub(super) struct Walk<'d, 's> {
+    pub(super) doc: &'d Doc<'s>,
+    pub(super) pitch_level: PitchLevel,
+    pub(super) staves: Vec<Staff>,
+    pub(super) meter: Option<Meter>,
+    pub(super) first_meter: Option<Meter>,
+    pub(super) key: Option<Key>,
+    pub(super) key_alters: [i8; 7],
+    pub(super) key_mode: Option<Mode>,
+    pub(super) tempo: Option<Time>,
     /// Start of the current measure.
-    start: Time,
-    measure_lengths: Vec<Time>,
-    accidentals: MeasureAccidentals,
-    groups: usize,
+    pub(super) start: Time,
+    pub(super) measure_lengths: Vec<Time>,
+    pub(super) accidentals: MeasureAccidentals,
+    pub(super) groups: usize,
     /// `xml:id` of each notehead: (staff index, note index).
-    ids: HashMap<String, (usize, usize)>,
+    pub(super) ids: HashMap<String, (usize, usize)>,
     /// `<tie startid endid>` elements, resolved at the end.
-    ties: Vec<(usize, String, String)>,
-    grace: usize,
-    repeats: usize,
-    report: ReadReport,
+    pub(super) ties: Vec<(usize, String, String)>,
+    pub(super) grace: usize,
+    pub(super) repeats: usize,
+    pub(super) report: ReadReport,
 }
 
 impl<'d, 's> Walk<'d, 's> {
@@ -120,11 +120,11 @@ impl<'d, 's> Walk<'d, 's> {
         }
     }
 
-    fn err(&self, at: usize, message: impl Into<String>) -> MeiError {
+    pub(super) fn err(&self, at: usize, message: impl Into<String>) -> MeiError {
         self.doc.error_at(at, message).into()
     }
 
-    fn warn(&mut self, at: usize, message: &str) {
+    pub(super) fn warn(&mut self, at: usize, message: &str) {
         let position = self.doc.position(at);
         self.report.warnings.push(format!("{position}: {message}"));
     }
@@ -162,7 +162,12 @@ impl<'d, 's> Walk<'d, 's> {
     }
 
     /// A whole number attribute within ±`max`, if present.
-    fn int_attr(&self, el: usize, name: &str, max: i64) -> Result<Option<i64>, MeiError> {
+    pub(super) fn int_attr(
+        &self,
+        el: usize,
+        name: &str,
+        max: i64,
+    ) -> Result<Option<i64>, MeiError> {
         let Some(text) = self.doc.attr(el, name) else {
             return Ok(None);
         };
@@ -177,217 +182,6 @@ impl<'d, 's> Walk<'d, 's> {
                     format!("@{name} must be a whole number from -{max} to {max}, found {text:?}"),
                 )
             })
-    }
-
-    /// Meter, key and tempo of a `<scoreDef>` (attributes or children), then its staves.
-    fn score_def(&mut self, el: usize) -> Result<(), MeiError> {
-        let doc = self.doc;
-        let meter_sig = doc.child(el, "meterSig");
-        let count = self.int_attr(el, "meter.count", MAX_TERM)?;
-        let unit = self.int_attr(el, "meter.unit", MAX_TERM)?;
-        let (count, unit) = match (count, unit, meter_sig) {
-            (Some(c), Some(u), _) => (Some(c), Some(u)),
-            (_, _, Some(ms)) => (
-                self.int_attr(ms, "count", MAX_TERM)?,
-                self.int_attr(ms, "unit", MAX_TERM)?,
-            ),
-            _ => (None, None),
-        };
-        if let (Some(count), Some(unit)) = (count, unit) {
-            self.set_meter(el, count, unit)?;
-        }
-        let key_sig = doc.child(el, "keySig");
-        let sig = doc
-            .attr(el, "key.sig")
-            .or_else(|| key_sig.and_then(|k| doc.attr(k, "sig")));
-        let mode = doc
-            .attr(el, "key.mode")
-            .or_else(|| key_sig.and_then(|k| doc.attr(k, "mode")));
-        if let Some(sig) = sig {
-            let (fifths, alters) = self.key_sig(el, sig)?;
-            self.key_alters = alters;
-            for staff in &mut self.staves {
-                staff.key = None;
-            }
-            self.set_key(el, fifths, mode);
-        }
-        if let Some(bpm) = doc.attr(el, "midi.bpm") {
-            self.set_tempo(el, bpm);
-        }
-        for c in doc.children(el) {
-            match doc.node(c).name.as_str() {
-                "staffGrp" => self.staff_grp(c)?,
-                "staffDef" => self.staff_def(c)?,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn staff_grp(&mut self, el: usize) -> Result<(), MeiError> {
-        let doc = self.doc;
-        for c in doc.children(el) {
-            match doc.node(c).name.as_str() {
-                "staffGrp" => self.staff_grp(c)?,
-                "staffDef" => self.staff_def(c)?,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn key_sig(&self, el: usize, sig: &str) -> Result<(i32, [i8; 7]), MeiError> {
-        key_signature(sig).ok_or_else(|| {
-            self.err(
-                el,
-                format!("key signature {sig:?} is not `0` or 1-7 followed by `s` or `f`"),
-            )
-        })
-    }
-
-    fn set_meter(&mut self, el: usize, count: i64, unit: i64) -> Result<(), MeiError> {
-        let (Ok(num), Ok(den)) = (u32::try_from(count), u32::try_from(unit)) else {
-            return Err(self.err(el, "a meter needs a positive count and unit"));
-        };
-        if num == 0 || den == 0 {
-            return Err(self.err(el, "a meter needs a positive count and unit"));
-        }
-        let meter = Meter::new(num, den);
-        self.meter = Some(meter);
-        match self.first_meter {
-            None => self.first_meter = Some(meter),
-            Some(first) if first != meter => {
-                let msg = format!(
-                    "meter change to {meter}: absolute times kept, the score keeps {first}"
-                );
-                self.warn(el, &msg);
-            }
-            Some(_) => {}
-        }
-        Ok(())
-    }
-
-    fn set_key(&mut self, el: usize, fifths: i32, mode: Option<&str>) {
-        let mode = match mode {
-            Some("minor") => Mode::Minor,
-            _ => Mode::Major,
-        };
-        match self.key {
-            None => {
-                self.key = Some(Key::from_fifths(fifths, mode));
-                self.key_mode = Some(mode);
-            }
-            Some(first) if first.fifths() != fifths || self.key_mode != Some(mode) => {
-                let msg =
-                    format!("key change to {fifths} fifths ignored; the score keeps its first key");
-                self.warn(el, &msg);
-            }
-            Some(_) => {}
-        }
-    }
-
-    fn set_tempo(&mut self, el: usize, bpm: &str) {
-        match parse_decimal(bpm).filter(|t| *t > Time::zero()) {
-            None => self.warn(el, &format!("tempo {bpm:?} ignored: not a positive number")),
-            Some(t) if self.tempo.is_none() => self.tempo = Some(t),
-            Some(t) if self.tempo != Some(t) => {
-                self.warn(
-                    el,
-                    &format!("tempo change to {bpm} ignored; the score keeps its first tempo"),
-                );
-            }
-            Some(_) => {}
-        }
-    }
-
-    /// A `<staffDef>`: a new staff, or new settings for a known one.
-    fn staff_def(&mut self, el: usize) -> Result<(), MeiError> {
-        let doc = self.doc;
-        let n = self
-            .int_attr(el, "n", i64::from(u32::MAX))?
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| self.err(el, "a <staffDef> needs @n, its staff number"))?;
-        let label = doc
-            .attr(el, "label")
-            .map(str::to_string)
-            .or_else(|| doc.child(el, "label").map(|l| self.all_text(l)))
-            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|l| !l.is_empty());
-        let semi = self.int_attr(el, "trans.semi", i64::from(MAX_SEMITONES))?;
-        let diat = self.int_attr(el, "trans.diat", i64::from(MAX_SEMITONES))?;
-        let key = match doc
-            .attr(el, "key.sig")
-            .or_else(|| doc.child(el, "keySig").and_then(|k| doc.attr(k, "sig")))
-        {
-            Some(sig) => Some(self.key_sig(el, sig)?),
-            None => None,
-        };
-        if let (Some(count), Some(unit)) = (
-            self.int_attr(el, "meter.count", MAX_TERM)?,
-            self.int_attr(el, "meter.unit", MAX_TERM)?,
-        ) {
-            self.set_meter(el, count, unit)?;
-        }
-        let index = match self.staves.iter().position(|s| s.n == n) {
-            Some(i) => i,
-            None => {
-                self.staves.push(Staff {
-                    n,
-                    name: format!("Staff {n}"),
-                    transpose: Transpose::default(),
-                    key: None,
-                    notes: Vec::new(),
-                });
-                self.staves.len() - 1
-            }
-        };
-        let transpose = semi.map(|semi| Transpose::new(semi as i32, diat.map(|d| d as i32), 0));
-        let staff = &mut self.staves[index];
-        if let Some(label) = label {
-            staff.name = label;
-        }
-        if let Some(t) = transpose {
-            staff.transpose = t;
-        }
-        if let Some((fifths, alters)) = key {
-            staff.key = Some(alters);
-            let t = staff.transpose;
-            let mode = doc.attr(el, "key.mode");
-            let sounding = if self.pitch_level == PitchLevel::Sounding {
-                t.fifths(fifths)
-            } else {
-                fifths
-            };
-            self.set_key(el, sounding.clamp(-7, 7), mode);
-        }
-        Ok(())
-    }
-
-    /// The text of `el` and of its children (a `<label>` may hold `<rend>` or `<lb/>`).
-    fn all_text(&self, el: usize) -> String {
-        let mut out = self.doc.node(el).text.clone();
-        for c in self.doc.children(el) {
-            out.push(' ');
-            out.push_str(&self.doc.node(c).text);
-        }
-        out
-    }
-
-    /// The staff numbered `n`, created (named `Staff n`) if no `<staffDef>` declared it.
-    fn staff_index(&mut self, n: u32) -> usize {
-        match self.staves.iter().position(|s| s.n == n) {
-            Some(i) => i,
-            None => {
-                self.staves.push(Staff {
-                    n,
-                    name: format!("Staff {n}"),
-                    transpose: Transpose::default(),
-                    key: None,
-                    notes: Vec::new(),
-                });
-                self.staves.len() - 1
-            }
-        }
     }
 
     fn bar(&self) -> Time {

@@ -111,6 +111,17 @@ impl Walker {
                 "is {format}; only formats 0, 1 and 2 exist"
             )));
         }
+        // Timing is read here, not by midly: its SMPTE branch overflows on
+        // frame rates such as -128, and neither kind of file can be read anyway.
+        let division = u16::from_be_bytes([bytes[12], bytes[13]]);
+        if division & 0x8000 != 0 {
+            let [high, subframes] = division.to_be_bytes();
+            let fps = (-i16::from(high as i8)).clamp(0, 255) as u8;
+            return Err(MidiError::SmpteTiming { fps, subframes });
+        }
+        if division == 0 {
+            return Err(MidiError::ZeroResolution);
+        }
         let mut at = header_end;
         let mut tracks = 0u32;
         while at < len {

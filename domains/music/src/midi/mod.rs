@@ -24,7 +24,6 @@ mod tempo;
 mod write;
 
 pub use read::{MidiWarning, read, read_with, read_with_warnings};
-pub use tempo::{MAX_TEMPO_DENOMINATOR, bpm_from_micros, micros_per_quarter};
 pub use write::write;
 
 use crate::score::Time;

@@ -13,10 +13,19 @@
 //!   `<backup>`/`<forward>`, several voices per part (one Score voice per part,
 //!   or per staff for a part on several staves, as music21 does), chords, ties
 //!   (merged back into one event), pickup bars (shifted so the pickup ends a full
-//!   first bar), and reports what the model cannot hold in a [`ReadReport`]:
-//!   grace and unpitched notes are skipped and counted, repeats are read as
-//!   notated (not expanded), later meter, key and tempo changes are ignored with
-//!   a warning (times stay absolute), cue notes are read as ordinary notes.
+//!   first bar), transposing parts (`<transpose>`: sounding pitch by default,
+//!   written pitch with [`crate::PitchLevel::Written`]), parts without
+//!   `<divisions>` (timed by their note types, as music21 reads them), and
+//!   reports what the model cannot hold in a [`ReadReport`]: grace and unpitched
+//!   notes are skipped, counted, and the warnings say how many; an empty
+//!   `<part-name/>` is replaced by the part id; repeats are read as notated (not
+//!   expanded); later meter, key and tempo changes are ignored with a warning
+//!   (times stay absolute); cue notes are read as ordinary notes.
+//! * [`read_mxl`]: compressed MusicXML (`.mxl`), through `META-INF/container.xml`,
+//!   with decompression bounded by [`MAX_MXL_XML_BYTES`].
+//! * Only well-formed XML is read or written: control characters, a NUL byte
+//!   between elements, or an encoding declaration the UTF-8 text is not in are
+//!   refused with their line and column.
 //!
 //! What MusicXML cannot carry through a round trip: an unspelled pitch comes back
 //! with its default sharp spelling; a tempo whose exact decimal does not
@@ -46,7 +55,7 @@ use crate::score::Score;
 use std::path::{Path, PathBuf};
 
 /// Lyric name under which [`write()`] stores an event's tag and [`read()`] finds it.
-pub const TAG_LYRIC_NAME: &str = "cantus-tag";
+pub(crate) const TAG_LYRIC_NAME: &str = "cantus-tag";
 
 /// Why a MusicXML document could not be read or a score could not be written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

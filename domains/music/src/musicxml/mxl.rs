@@ -80,18 +80,38 @@ fn entry_text<R: Read + std::io::Seek>(
     if file.size() > MAX_MXL_XML_BYTES {
         return Err(too_large());
     }
-    // The declared size is only a hint: read with a hard limit, starting small.
-    let hint = usize::try_from(file.size().min(1 << 20)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(hint);
-    (&mut file)
-        .take(MAX_MXL_XML_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| MusicXmlError::Archive(format!("{name}: cannot decompress: {e}")))?;
-    if bytes.len() as u64 > MAX_MXL_XML_BYTES {
-        return Err(too_large());
-    }
+    // The declared size is only a hint: read with a hard limit.
+    let declared = file.size();
+    let bytes = read_bounded(&mut file, declared, MAX_MXL_XML_BYTES)
+        .map_err(|e| MusicXmlError::Archive(format!("{name}: cannot decompress: {e}")))?
+        .ok_or_else(too_large)?;
     let text = utf8_text(&bytes).map_err(|e| in_entry(name, e))?;
     Ok(Some(text.to_string()))
+}
+
+/// Everything `reader` yields if it is at most `limit` bytes, else `None`. The
+/// buffer starts at the `hint` (capped) and never grows past `limit + 1`
+/// bytes, so memory stays bounded whatever the archive claims.
+fn read_bounded(reader: &mut impl Read, hint: u64, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let cap = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint.min(1 << 20)).unwrap_or(0));
+    let mut chunk = [0u8; 64 << 10];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if bytes.len() + n > cap - 1 {
+            return Ok(None);
+        }
+        if bytes.len() + n > bytes.capacity() {
+            let grown = (bytes.capacity().max(1 << 16) * 2).min(cap);
+            bytes.reserve_exact(grown - bytes.len());
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
 }
 
 /// The `full-path` of the MusicXML `<rootfile>` in a container document.

@@ -43,7 +43,7 @@ pub fn write(score: &Score) -> Result<String, MusicXmlError> {
         .voices
         .iter()
         .map(|v| layout::lay_out_voice(v, bar, measures))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let divisions = layout::divisions(&parts, bar)?;
 
     let mut out = String::new();
