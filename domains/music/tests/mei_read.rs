@@ -3,27 +3,16 @@
 
 use cantus_music::format::{self, Format, ReadOptions};
 use cantus_music::mei::{self, MeiError};
-use cantus_music::{PitchLevel, Score, Time, time};
+use cantus_music::{PitchLevel, Time, time};
 use std::path::{Path, PathBuf};
+
+mod musicxml_common;
+use musicxml_common::timed_events as events;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mei")
         .join(name)
-}
-
-fn events(score: &Score, v: usize) -> Vec<(Time, Time, Vec<u8>)> {
-    score.voices[v]
-        .events
-        .iter()
-        .map(|e| {
-            (
-                e.onset,
-                e.duration,
-                e.pitches.iter().map(|p| p.midi).collect(),
-            )
-        })
-        .collect()
 }
 
 fn t(n: i64) -> Time {

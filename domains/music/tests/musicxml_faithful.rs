@@ -5,8 +5,11 @@
 
 use cantus_music::format::{self, Format, ReadOptions};
 use cantus_music::musicxml::{self, MusicXmlError};
-use cantus_music::{Letter, PitchLevel, Score, Spelling, Time, time};
+use cantus_music::{Letter, PitchLevel, Spelling, Time, time};
 use std::path::{Path, PathBuf};
+
+mod musicxml_common;
+use musicxml_common::timed_events as events;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,21 +19,6 @@ fn fixture(name: &str) -> PathBuf {
 
 fn read(name: &str, opts: &ReadOptions) -> format::Loaded {
     format::read_path_with(&fixture(name), opts).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// `(onset, duration, [midi…])` of every event of voice `v`.
-fn events(score: &Score, v: usize) -> Vec<(Time, Time, Vec<u8>)> {
-    score.voices[v]
-        .events
-        .iter()
-        .map(|e| {
-            (
-                e.onset,
-                e.duration,
-                e.pitches.iter().map(|p| p.midi).collect(),
-            )
-        })
-        .collect()
 }
 
 fn t(n: i64) -> Time {

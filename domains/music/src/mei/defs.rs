@@ -161,19 +161,7 @@ impl Walk<'_, '_> {
         ) {
             self.set_meter(el, count, unit)?;
         }
-        let index = match self.staves.iter().position(|s| s.n == n) {
-            Some(i) => i,
-            None => {
-                self.staves.push(Staff {
-                    n,
-                    name: format!("Staff {n}"),
-                    transpose: Transpose::default(),
-                    key: None,
-                    notes: Vec::new(),
-                });
-                self.staves.len() - 1
-            }
-        };
+        let index = self.staff_index(n);
         let transpose = semi.map(|semi| Transpose::new(semi as i32, diat.map(|d| d as i32), 0));
         let staff = &mut self.staves[index];
         if let Some(label) = label {

@@ -242,3 +242,19 @@ pub fn sort_total(v: &mut Voice) {
         key(a).cmp(&key(b))
     });
 }
+
+/// `(onset, duration, [midi…])` of every event of voice `v`: what a reader test
+/// compares when spellings and tags are not the point.
+pub fn timed_events(score: &Score, v: usize) -> Vec<(Time, Time, Vec<u8>)> {
+    score.voices[v]
+        .events
+        .iter()
+        .map(|e| {
+            (
+                e.onset,
+                e.duration,
+                e.pitches.iter().map(|p| p.midi).collect(),
+            )
+        })
+        .collect()
+}
