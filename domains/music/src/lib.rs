@@ -28,3 +28,9 @@ pub use format::{PitchLevel, ReadOptions};
 pub use score::{
     Event, Key, Letter, Meter, Mode, Pitch, PitchError, Score, Spelling, Time, Voice, time,
 };
+
+/// `"1 grace note"`, `"4 grace notes"`: a count for a warning or an error.
+pub(crate) fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -57,7 +57,7 @@ fn an_mei_5_score_reads_with_pickup_transposition_tuplets_ties_and_accidentals()
         loaded
             .warnings
             .iter()
-            .any(|w| w == "1 grace notes skipped (they take no notated time)"),
+            .any(|w| w == "1 grace note skipped (they take no notated time)"),
         "{:?}",
         loaded.warnings
     );

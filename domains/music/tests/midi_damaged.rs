@@ -71,7 +71,7 @@ fn a_header_only_file_and_impossible_header_lengths_are_refused() {
     let header_only = &file(1, NOTE, None)[..14];
     let err = strict_error(header_only);
     assert!(
-        matches!(&err, MidiError::Header { field: "ntrks", offset: 10, what } if what.contains("declares 1 tracks, but the file holds 0")),
+        matches!(&err, MidiError::Header { field: "ntrks", offset: 10, what } if what.contains("declares 1 track, but the file holds 0")),
         "{err}"
     );
     let mut huge = file(1, NOTE, None);
@@ -135,7 +135,7 @@ fn a_track_count_that_disagrees_with_the_file_is_refused() {
     for ntrks in [0u16, 2, 65535] {
         let err = strict_error(&file(ntrks, NOTE, None));
         assert!(
-            matches!(&err, MidiError::Header { field: "ntrks", offset: 10, what } if what.contains(&format!("declares {ntrks} tracks"))),
+            matches!(&err, MidiError::Header { field: "ntrks", offset: 10, what } if what.contains(&format!("declares {ntrks} track"))),
             "{ntrks}: {err}"
         );
         let (score, warnings) = midi::read_with(&file(ntrks, NOTE, None), true).expect("lenient");

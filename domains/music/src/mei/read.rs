@@ -483,14 +483,18 @@ impl<'d, 's> Walk<'d, 's> {
         let mut warnings = report.warnings;
         if self.grace > 0 {
             warnings.push(format!(
-                "{} grace notes skipped (they take no notated time)",
-                self.grace
+                "{} skipped (they take no notated time)",
+                crate::counted(self.grace as u64, "grace note", "grace notes")
             ));
         }
         if self.repeats > 0 {
             warnings.push(format!(
-                "{} measure or beat repeats read as silence (repeats are not expanded)",
-                self.repeats
+                "{} read as silence (repeats are not expanded)",
+                crate::counted(
+                    self.repeats as u64,
+                    "measure or beat repeat",
+                    "measure or beat repeats"
+                )
             ));
         }
         let mut score = Score {

@@ -182,7 +182,8 @@ impl Walker {
                 format!("declares 0 tracks (the file holds {tracks})")
             } else {
                 format!(
-                    "declares {ntrks} tracks, but the file holds {tracks} (it ends at byte {len})"
+                    "declares {}, but the file holds {tracks} (it ends at byte {len})",
+                    crate::counted(ntrks, "track", "tracks")
                 )
             };
             self.fault(message, header("ntrks", 10))?;

@@ -123,21 +123,24 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
     let skipped = [
         (
             facts.report.grace_notes_skipped,
+            "grace note",
             "grace notes",
             "they take no notated time",
         ),
         (
             facts.report.unpitched_skipped,
+            "unpitched (percussion) note",
             "unpitched (percussion) notes",
             "the model holds pitches",
         ),
     ];
-    for (count, what, why) in skipped {
+    for (count, one, many, why) in skipped {
         if count > 0 {
+            let what = crate::counted(count as u64, one, many);
             facts
                 .report
                 .warnings
-                .push(format!("{count} {what} skipped ({why})"));
+                .push(format!("{what} skipped ({why})"));
         }
     }
 
