@@ -35,6 +35,7 @@
 //! named `cantus-tag` (shown under the note by notation programs). The writer
 //! never writes a pickup: a score read from one starts with a partly silent bar.
 
+mod attributes;
 pub(crate) mod dom;
 mod layout;
 mod mxl;

@@ -11,16 +11,16 @@
 use super::dom::Doc;
 use super::notation::{NoteType, parse_decimal};
 use super::read::ReadReport;
-use super::transpose::{MAX_SEMITONES, Transpose};
+use super::transpose::Transpose;
 use super::{MusicXmlError, TAG_LYRIC_NAME};
 use crate::format::{PitchLevel, ReadOptions};
-use crate::score::{Key, Letter, Meter, Mode, Spelling, Time};
+use crate::score::{Key, Letter, Meter, Spelling, Time};
 use num_traits::{CheckedAdd, CheckedDiv, Zero};
 
 /// Largest `<beats>` or `<beat-type>` accepted.
 pub(crate) const MAX_METER_TERM: u32 = 1000;
 /// Most staves one part may have.
-const MAX_STAVES: u32 = 64;
+pub(super) const MAX_STAVES: u32 = 64;
 /// Largest absolute `<fifths>` accepted.
 pub(crate) const MAX_FIFTHS: i32 = 35;
 
@@ -72,19 +72,19 @@ pub(crate) struct PartReading {
 type ChordAnchor = Option<(Time, Option<usize>)>;
 
 /// State while walking one part.
-struct Walk<'d, 's, 'f> {
-    doc: &'d Doc<'s>,
-    facts: &'f mut ScoreFacts,
-    divisions: Option<Time>,
-    meter: Option<Meter>,
-    notes: Vec<RawNote>,
-    groups: usize,
-    staves: u32,
-    pitch_level: PitchLevel,
+pub(super) struct Walk<'d, 's, 'f> {
+    pub(super) doc: &'d Doc<'s>,
+    pub(super) facts: &'f mut ScoreFacts,
+    pub(super) divisions: Option<Time>,
+    pub(super) meter: Option<Meter>,
+    pub(super) notes: Vec<RawNote>,
+    pub(super) groups: usize,
+    pub(super) staves: u32,
+    pub(super) pitch_level: PitchLevel,
     /// Current `<transpose>` per staff number (0: every staff).
-    transposes: Vec<(u32, Transpose)>,
+    pub(super) transposes: Vec<(u32, Transpose)>,
     /// Whether the missing-`<divisions>` warning was given.
-    divisions_guessed: bool,
+    pub(super) divisions_guessed: bool,
 }
 
 impl PartReading {
@@ -345,159 +345,6 @@ impl Walk<'_, '_, '_> {
         Ok((midi, Spelling { letter, alter }))
     }
 
-    /// `<divisions>`, `<key>` and `<time>` of an `<attributes>` element in measure `m`.
-    fn attributes(&mut self, a: usize, m: usize) -> Result<(), MusicXmlError> {
-        let doc = self.doc;
-        if let Some(d) = doc.child(a, "divisions") {
-            let text = doc.trimmed_text(d);
-            match parse_decimal(text) {
-                Some(v) if v > Time::zero() => self.divisions = Some(v),
-                _ => {
-                    return Err(doc.error_at(
-                        d,
-                        format!("<divisions> must be a positive number, found {text:?}"),
-                    ));
-                }
-            }
-        }
-        if let Some(st) = doc.child(a, "staves") {
-            let staves = self.staff_number(st)?;
-            self.staves = self.staves.max(staves);
-        }
-        // <transpose> follows <key> in the schema, but says how to read it.
-        let mut first_transpose = true;
-        for t in doc.children_named(a, "transpose") {
-            if first_transpose {
-                self.transposes.clear();
-                first_transpose = false;
-            }
-            self.transpose(t)?;
-        }
-        if let Some(k) = doc.child(a, "key") {
-            self.key(k, m)?;
-        }
-        if let Some(t) = doc.child(a, "time") {
-            self.time(t, m)?;
-        }
-        Ok(())
-    }
-
-    /// A `<key>`: the first one is the score's key; later different ones are reported.
-    fn key(&mut self, k: usize, m: usize) -> Result<(), MusicXmlError> {
-        let doc = self.doc;
-        let Some(text) = doc.child_text(k, "fifths") else {
-            self.warn(k, "a key signature without <fifths> was ignored");
-            return Ok(());
-        };
-        let fifths = text
-            .parse::<i32>()
-            .ok()
-            .filter(|f| f.abs() <= MAX_FIFTHS)
-            .ok_or_else(|| {
-                doc.error_at(
-                    k,
-                    format!("<fifths> must be an integer from -{MAX_FIFTHS} to {MAX_FIFTHS}, found {text:?}"),
-                )
-            })?;
-        // A transposing part's signature is written; the score's key sounds.
-        let fifths = match self.transpose_for(1) {
-            Some(t) => t.fifths(fifths).clamp(-MAX_FIFTHS, MAX_FIFTHS),
-            None => fifths,
-        };
-        // A signature without <mode> says nothing about the mode: it agrees with
-        // any key of the same fifths, and a later stated mode refines it.
-        let mode = match doc.child_text(k, "mode") {
-            None | Some("") => None,
-            Some("major") => Some(Mode::Major),
-            Some("minor") => Some(Mode::Minor),
-            Some(other) => {
-                let msg = format!("mode {other:?} read as major (the model knows major and minor)");
-                self.warn(k, &msg);
-                Some(Mode::Major)
-            }
-        };
-        let measure = doc.attr(m, "number").unwrap_or("?");
-        match self.facts.key {
-            None => {
-                self.facts.key = Some(Key::from_fifths(fifths, mode.unwrap_or(Mode::Major)));
-                self.facts.key_mode_stated = mode.is_some();
-            }
-            Some(first) if first.fifths() != fifths => {
-                let msg = format!(
-                    "key change to {fifths} fifths in measure {measure} ignored; \
-                     the score keeps its first key"
-                );
-                self.warn(k, &msg);
-            }
-            Some(first) => match (self.facts.key_mode_stated, mode) {
-                (false, Some(mode)) => {
-                    self.facts.key = Some(Key::from_fifths(fifths, mode));
-                    self.facts.key_mode_stated = true;
-                }
-                (true, Some(mode)) if mode != first.mode => {
-                    let msg = format!(
-                        "measure {measure} calls the key {mode:?}, the score's first key \
-                         says {:?}; the first is kept",
-                        first.mode
-                    );
-                    self.warn(k, &msg);
-                }
-                _ => {}
-            },
-        }
-        Ok(())
-    }
-
-    /// A `<transpose>`: chromatic semitones, diatonic steps, octave change and
-    /// `<double/>` (an extra octave down), for one staff (`number`) or all.
-    fn transpose(&mut self, t: usize) -> Result<(), MusicXmlError> {
-        let doc = self.doc;
-        let int = |name: &str| -> Result<Option<i32>, MusicXmlError> {
-            let Some(text) = doc.child_text(t, name) else {
-                return Ok(None);
-            };
-            parse_decimal(text)
-                .filter(|v| v.is_integer() && v.to_integer().abs() <= i64::from(MAX_SEMITONES))
-                .and_then(|v| i32::try_from(v.to_integer()).ok())
-                .map(Some)
-                .ok_or_else(|| {
-                    doc.error_at(
-                        t,
-                        format!("<{name}> must be a whole number from -{MAX_SEMITONES} to {MAX_SEMITONES}, found {text:?}"),
-                    )
-                })
-        };
-        let chromatic =
-            int("chromatic")?.ok_or_else(|| doc.error_at(t, "<transpose> needs <chromatic>"))?;
-        let diatonic = int("diatonic")?;
-        let octaves = int("octave-change")?.unwrap_or(0) - i32::from(doc.has_child(t, "double"));
-        let staff = match doc.attr(t, "number") {
-            None => 0,
-            Some(_) => self.staff_number_attr(t)?,
-        };
-        let interval = Transpose::new(chromatic, diatonic, octaves);
-        self.transposes.retain(|(s, _)| *s != staff);
-        if !interval.is_identity() {
-            self.transposes.push((staff, interval));
-        }
-        Ok(())
-    }
-
-    /// The transposition to apply to notes on `staff`, if the options ask for
-    /// sounding pitch and the part transposes.
-    fn transpose_for(&self, staff: u32) -> Option<Transpose> {
-        if self.pitch_level == PitchLevel::Written {
-            return None;
-        }
-        let find = |s: u32| {
-            self.transposes
-                .iter()
-                .find(|(k, _)| *k == s)
-                .map(|(_, t)| *t)
-        };
-        find(staff).or_else(|| find(0))
-    }
-
     /// With no `<divisions>` yet, the divisions the note `n` shows: its
     /// `<duration>` over the length its `<type>`, dots and time modification
     /// draw. Without a type to go by, one division per quarter note.
@@ -545,63 +392,6 @@ impl Walk<'_, '_, '_> {
         Some(len)
     }
 
-    /// A `<time>`: the first one is the score's meter; later different ones keep
-    /// absolute times and are reported.
-    fn time(&mut self, t: usize, m: usize) -> Result<(), MusicXmlError> {
-        let doc = self.doc;
-        if doc.has_child(t, "senza-misura") {
-            self.warn(t, "senza-misura ignored");
-            return Ok(());
-        }
-        let term = |name: &str| -> Option<u32> {
-            let text = doc.child_text(t, name)?;
-            let mut sum: u32 = 0;
-            for part in text.split('+') {
-                sum = sum.checked_add(part.trim().parse::<u32>().ok()?)?;
-            }
-            Some(sum).filter(|v| (1..=MAX_METER_TERM).contains(v))
-        };
-        let (Some(num), Some(den)) = (term("beats"), term("beat-type")) else {
-            return Err(doc.error_at(
-                t,
-                format!("<time> needs <beats> and <beat-type> between 1 and {MAX_METER_TERM}"),
-            ));
-        };
-        let meter = Meter::new(num, den);
-        self.meter = Some(meter);
-        match self.facts.meter {
-            None => self.facts.meter = Some(meter),
-            Some(first) if first != meter => {
-                let msg = format!(
-                    "meter change to {meter} in measure {}: absolute times kept, the score keeps {first}",
-                    doc.attr(m, "number").unwrap_or("?")
-                );
-                self.warn(t, &msg);
-            }
-            Some(_) => {}
-        }
-        Ok(())
-    }
-
-    /// A `<sound tempo>`: the first one is the score's tempo.
-    fn sound(&mut self, s: usize) {
-        let Some(text) = self.doc.attr(s, "tempo") else {
-            return;
-        };
-        match parse_decimal(text).filter(|t| *t > Time::zero()) {
-            None => self.warn(s, &format!("tempo {text:?} ignored: not a positive number")),
-            Some(tempo) => match self.facts.tempo {
-                None => self.facts.tempo = Some(tempo),
-                Some(first) if first != tempo => {
-                    let msg =
-                        format!("tempo change to {text} ignored; the score keeps its first tempo");
-                    self.warn(s, &msg);
-                }
-                Some(_) => {}
-            },
-        }
-    }
-
     /// The `<duration>` child of `e` (or `e` itself if it is one) in quarter notes.
     fn duration_of(&self, e: usize) -> Result<Time, MusicXmlError> {
         let doc = self.doc;
@@ -629,7 +419,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// A `<staff>` or `<staves>` number: 1 to [`MAX_STAVES`].
-    fn staff_number(&self, e: usize) -> Result<u32, MusicXmlError> {
+    pub(super) fn staff_number(&self, e: usize) -> Result<u32, MusicXmlError> {
         let text = self.doc.trimmed_text(e);
         text.parse::<u32>()
             .ok()
@@ -642,22 +432,8 @@ impl Walk<'_, '_, '_> {
             })
     }
 
-    /// The `number` attribute of `e` as a staff number.
-    fn staff_number_attr(&self, e: usize) -> Result<u32, MusicXmlError> {
-        let text = self.doc.attr(e, "number").unwrap_or("").trim();
-        text.parse::<u32>()
-            .ok()
-            .filter(|n| (1..=MAX_STAVES).contains(n))
-            .ok_or_else(|| {
-                self.doc.error_at(
-                    e,
-                    format!("number=\"{text}\" must be a staff from 1 to {MAX_STAVES}"),
-                )
-            })
-    }
-
     /// `a + b`, or an error at element `e` on overflow.
-    fn add(&self, e: usize, a: Time, b: Time) -> Result<Time, MusicXmlError> {
+    pub(super) fn add(&self, e: usize, a: Time, b: Time) -> Result<Time, MusicXmlError> {
         a.checked_add(&b).ok_or_else(|| {
             self.doc
                 .error_at(e, "the time is too large to represent exactly")
@@ -665,7 +441,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// Records a warning positioned at element `e`.
-    fn warn(&mut self, e: usize, message: &str) {
+    pub(super) fn warn(&mut self, e: usize, message: &str) {
         let at = self.doc.position(e);
         self.facts.report.warnings.push(format!("{at}: {message}"));
     }
