@@ -191,8 +191,10 @@ pub struct Summary {
 /// The seeds of `target`: every file of its corpus directory (sorted), then its generated ones.
 pub fn seeds(corpus: &Path, target: &Target) -> Vec<(String, Vec<u8>)> {
     let dir = corpus.join(target.name);
+    // A target may have only generated seeds (git keeps no empty directory).
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .collect();
