@@ -131,27 +131,27 @@ fn durations_and_counts_past_their_bounds_are_refused_with_the_key_and_line() {
         ("[harness]\ndeadline_s = inf\n", "`harness.deadline_s`"),
         ("[harness]\ndeadline_s = -3\n", "`harness.deadline_s`"),
         (
-            "[backend]\nretries = 2147483648\n",
-            "my.toml:2:1: `backend.retries` must be from 0 to 20, not 2147483648",
+            "[backend]\nkind = \"openai\"\nretries = 2147483648\n",
+            "my.toml:3:1: `backend.retries` must be from 0 to 20, not 2147483648",
         ),
         (
-            "[backend]\ntimeout_s = 1e20\n",
+            "[backend]\nkind = \"openai\"\ntimeout_s = 1e20\n",
             "`backend.timeout_s` must be a positive number of seconds, at most 86400",
         ),
         (
-            "[backend]\nconnect_timeout_s = 1e9\n",
+            "[backend]\nkind = \"openai\"\nconnect_timeout_s = 1e9\n",
             "`backend.connect_timeout_s`",
         ),
         (
-            "[backend]\nbackoff_s = 1e12\n",
+            "[backend]\nkind = \"openai\"\nbackoff_s = 1e12\n",
             "`backend.backoff_s` must be 0 or more seconds, at most 3600",
         ),
         (
-            "[backend]\nconcurrency = 100000\n",
+            "[backend]\nkind = \"openai\"\nconcurrency = 100000\n",
             "`backend.concurrency` must be from 1 to 1024",
         ),
         (
-            "[backend]\nmax_tokens = 4294967295\n",
+            "[backend]\nkind = \"openai\"\nmax_tokens = 4294967295\n",
             "`backend.max_tokens` must be from 1 to 1000000",
         ),
         (
