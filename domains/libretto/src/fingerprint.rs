@@ -102,8 +102,16 @@ impl Fingerprint {
 }
 
 /// The raw axes of a laid-out piece (variation measured in the original table's
-/// standard deviations, as the original always does).
+/// standard deviations, as the original always does). A layout of more than
+/// [`MAX_MEASURED_BARS`](crate::song::MAX_MEASURED_BARS) bars is refused, however
+/// it was built.
 pub fn raw_axes(layout: &Layout) -> Result<RawAxes, MeasureError> {
+    if layout.blocks.len() > crate::song::MAX_MEASURED_BARS {
+        return Err(MeasureError::Layout(LayoutError::TooManyBars {
+            bars: layout.blocks.len() as u64,
+            limit: crate::song::MAX_MEASURED_BARS,
+        }));
+    }
     measure_layout(layout, &Calibration::original().sds()).ok_or(MeasureError::Silent)
 }
 
