@@ -8,6 +8,7 @@
 //! would write them.
 
 use crate::song::{Layout, LayoutError};
+use cantus_music::Score;
 use cantus_music::format::{self, Format, FormatError};
 use cantus_music::grammar;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,8 @@ use std::path::{Path, PathBuf};
 /// A file ready to measure.
 #[derive(Clone, Debug)]
 pub struct Loaded {
+    /// The piece as Cantus's reader read it.
+    pub score: Score,
     /// The piece laid out as the original measures it.
     pub layout: Layout,
     /// What a lenient read skipped or guessed.
@@ -57,6 +60,7 @@ pub fn load(path: &Path, lenient: bool) -> Result<Loaded, LoadError> {
             Ok(Loaded {
                 layout: Layout::from_text(&text).map_err(layout_err)?,
                 warnings: parsed.warnings.iter().map(ToString::to_string).collect(),
+                score: parsed.score,
             })
         }
         _ => {
@@ -64,6 +68,7 @@ pub fn load(path: &Path, lenient: bool) -> Result<Loaded, LoadError> {
             Ok(Loaded {
                 layout: Layout::from_score(&loaded.score).map_err(layout_err)?,
                 warnings: loaded.warnings,
+                score: loaded.score,
             })
         }
     }

@@ -109,12 +109,7 @@ impl<V> LibrettoMeasure<V> {
 fn silent(reason: String) -> Report {
     Report {
         fingerprint: None,
-        gates: vec![GateOutcome {
-            gate: "LIB-SILENT",
-            passed: false,
-            penalty: 1000.0,
-            feedback: vec![reason],
-        }],
+        gates: vec![GateOutcome::silent(reason)],
     }
 }
 
