@@ -20,16 +20,21 @@ mod compose;
 mod convert;
 mod counterpoint;
 mod example;
+mod extend;
 mod fill;
 mod fingerprint;
+mod generate;
 mod model;
+mod morph;
 mod outputs;
 mod plugins;
 mod raw;
 mod revise;
 mod rows;
 mod summary;
+mod teach;
 mod verify;
+mod workflow;
 
 /// Cantus: constrained symbolic generation — propose, verify, repair, trace, release.
 #[derive(Parser, Debug)]
@@ -64,6 +69,14 @@ enum Command {
     Fill(fill::Args),
     /// List the registered backends and proposers: built-in, dynamic and subprocess plugins.
     Plugins(plugins::Args),
+    /// Write a whole piece in a style (a genre, or the --reference pieces) with a model.
+    Generate(generate::Args),
+    /// Morph piece A into piece B in K segments.
+    Morph(morph::Args),
+    /// Write a teaching example of a named device (--list shows the catalogue).
+    Teach(teach::Args),
+    /// Continue a piece by N bars (6-40).
+    Extend(extend::Args),
 }
 
 /// The rule domains `compose` and `verify` know.
@@ -126,6 +139,10 @@ pub fn main() -> ExitCode {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Fill(args) => fill::run(args),
         Command::Plugins(args) => plugins::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Morph(args) => morph::run(args),
+        Command::Teach(args) => teach::run(args),
+        Command::Extend(args) => extend::run(args),
     };
     exit.into()
 }

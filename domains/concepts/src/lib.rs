@@ -15,9 +15,10 @@
 //! crate, and this crate depends on all three. The CLI only parses, calls
 //! [`teach`] and prints.
 //!
-//! A concept with an example is first written by Cantus itself with
-//! [`EXAMPLE_SEED`]: that worked example is shown to the author, and the
-//! answer must differ from it (`LIB-NOVELTY`). A concept without one (an axis
+//! A concept with an example is first written by Cantus itself (the first
+//! seed from [`EXAMPLE_SEED`] whose piece meets the challenge): that worked
+//! example is shown to the author, and the answer must differ from it
+//! (`LIB-NOVELTY`). A concept without one (an axis
 //! band of a tonal style) is a model's task; with a reference set, its shown
 //! example is the excerpt of the reference piece furthest along the axis.
 
@@ -39,9 +40,13 @@ use cantus_music::Score;
 use serial::{AllIntervalRow, CanonCheck, CombinatorialPairs, SerialAuthor};
 use species::{Device, SpeciesAuthor, SpeciesCheck};
 
-/// The seed Cantus writes a concept's worked example with (rounds use the
-/// run's seed plus the round, from 1).
-pub const EXAMPLE_SEED: u64 = 0;
+/// The first seed Cantus writes a concept's worked example with: the example
+/// is the first of `EXAMPLE_SEED`, `EXAMPLE_SEED + 1`, … (at most
+/// [`EXAMPLE_TRIES`]) that meets the challenge. Far from the seeds people give,
+/// so a round (the run's seed plus the round) rarely repeats the example.
+pub const EXAMPLE_SEED: u64 = 1 << 32;
+/// Seeds tried for the worked example.
+pub const EXAMPLE_TRIES: u64 = 8;
 
 /// Why a lesson cannot start.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -206,6 +211,44 @@ fn reference_example(
     Some((set.pieces[pick].path.display().to_string(), shown))
 }
 
+/// Cantus's worked example: the first seed's piece that meets the challenge
+/// (the last one tried, said to miss it, when none does).
+async fn worked_example(
+    author: &dyn Author,
+    challenge: &dyn Challenge,
+    notes: &mut Vec<String>,
+) -> Option<Score> {
+    let mut last = None;
+    for seed in EXAMPLE_SEED..EXAMPLE_SEED + EXAMPLE_TRIES {
+        let ask = Ask {
+            round: 0,
+            seed,
+            feedback: &[],
+        };
+        match author.write(&ask).await {
+            Ok(draft) => {
+                let checked = challenge.check(&draft.score);
+                if checked.met {
+                    notes.push(format!(
+                        "worked example by {} (seed {seed}): {}",
+                        author.name(),
+                        checked.found
+                    ));
+                    return Some(draft.score);
+                }
+                last = Some((seed, draft.score, checked.found));
+            }
+            Err(e) => notes.push(format!("no worked example with seed {seed}: {e}")),
+        }
+    }
+    let (seed, score, found) = last?;
+    notes.push(format!(
+        "worked example by {} (seed {seed}): {found} — it does not meet the challenge itself",
+        author.name()
+    ));
+    Some(score)
+}
+
 /// Writes a teaching example of `concept` (see the crate docs): the worked
 /// example or a reference excerpt is shown, and the answerer's rounds are
 /// judged by the challenge, novelty against what was shown and copy against
@@ -219,33 +262,7 @@ pub async fn teach(
     let embedded = concept.embedded_author()?;
     let mut notes = Vec::new();
     let shown = match (&embedded, opts.references) {
-        (Some(author), _) => {
-            let ask = Ask {
-                round: 0,
-                seed: EXAMPLE_SEED,
-                feedback: &[],
-            };
-            match author.write(&ask).await {
-                Ok(draft) => {
-                    let checked = challenge.check(&draft.score);
-                    notes.push(format!(
-                        "worked example by {} (seed {EXAMPLE_SEED}): {}{}",
-                        author.name(),
-                        checked.found,
-                        if checked.met {
-                            ""
-                        } else {
-                            " — it does not meet the challenge itself"
-                        }
-                    ));
-                    Some(draft.score)
-                }
-                Err(e) => {
-                    notes.push(format!("no worked example: {e}"));
-                    None
-                }
-            }
-        }
+        (Some(author), _) => worked_example(author.as_ref(), challenge.as_ref(), &mut notes).await,
         (None, Some(set)) => {
             reference_example(set, opts.table, &concept.challenge).map(|(name, s)| {
                 notes.push(format!("example shown: 8 bars of {name}"));

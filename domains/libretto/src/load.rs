@@ -94,3 +94,43 @@ pub fn score_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     out.sort();
     Ok(out)
 }
+
+/// Preference among formats of one piece: text first, then MusicXML, then MIDI.
+fn format_rank(path: &Path) -> u8 {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("txt") => 0,
+        Some("musicxml" | "xml") => 1,
+        _ => 2,
+    }
+}
+
+/// Whether the file is a piece a gate did not release (as `cantus bank` and
+/// `cantus compose` name it: `unreleased-…`).
+pub fn is_unreleased(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("unreleased-"))
+}
+
+/// The score files under `dir`, one per piece — a folder holding one piece in
+/// several formats (as `cantus bank` writes it) gives its text, else its
+/// MusicXML, else its MIDI — and never a piece a gate did not release; with
+/// the number of unreleased files left out.
+pub fn piece_files(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
+    let mut by_piece: std::collections::BTreeMap<PathBuf, PathBuf> = Default::default();
+    let mut left_out = 0;
+    for file in score_files(dir)? {
+        if is_unreleased(&file) {
+            left_out += 1;
+            continue;
+        }
+        let key = file.with_extension("");
+        match by_piece.get(&key) {
+            Some(kept) if format_rank(kept) <= format_rank(&file) => {}
+            _ => {
+                by_piece.insert(key, file);
+            }
+        }
+    }
+    Ok((by_piece.into_values().collect(), left_out))
+}

@@ -1,7 +1,9 @@
 //! Retrieval of reference pieces: from any directory of scores a user names,
 //! the pieces nearest a target — a style's centre or a given piece — by
 //! Libretto's proximity (mean absolute percentile difference over the 29 axes),
-//! shown to a proposer as short excerpts to study, not to copy.
+//! shown to a proposer as short excerpts to study, not to copy. A directory is
+//! read as `cantus calibrate` reads it: one file per piece (the text of a piece
+//! written in several formats), unreleased pieces left out.
 //!
 //! Measuring a piece is the expensive step, so a directory's fingerprints are
 //! kept in an index file beside the scores ([`INDEX_FILE`]): each entry holds a
@@ -18,7 +20,7 @@ use crate::axes::{AXIS_COUNT, Axis, RawAxes};
 use crate::calibration::Calibration;
 use crate::copy::NoteGrid;
 use crate::fingerprint::{Fingerprint, Profile, raw_axes};
-use crate::load::{Loaded, load, score_files};
+use crate::load::{Loaded, load, piece_files};
 use cantus_music::{Score, Time};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 /// The index file written in a reference directory.
 pub const INDEX_FILE: &str = ".cantus-index.json";
-const INDEX_VERSION: u64 = 1;
+const INDEX_VERSION: u64 = 2;
 /// Bars in an excerpt, and the sounding bar it starts from (1-based).
 pub const EXCERPT_BARS: u32 = 8;
 const EXCERPT_FROM_SOUNDING_BAR: usize = 9;
@@ -155,7 +157,11 @@ fn read_index(path: &Path) -> Result<HashMap<String, (u64, u64, RawAxes)>, Strin
         ) else {
             return Err("an entry lacks file, bytes, fnv64 or raw".into());
         };
-        let values: Vec<f64> = axes.iter().filter_map(Value::as_f64).collect();
+        // Stored as text: Rust's float text reads back bit for bit.
+        let values: Vec<f64> = axes
+            .iter()
+            .filter_map(|v| v.as_str()?.parse().ok())
+            .collect();
         let raw: RawAxes = values
             .try_into()
             .map_err(|_| format!("{file}: not {AXIS_COUNT} raw values"))?;
@@ -169,10 +175,11 @@ fn read_index(path: &Path) -> Result<HashMap<String, (u64, u64, RawAxes)>, Strin
 fn write_index(path: &Path, entries: &[(String, u64, u64, RawAxes)]) -> Result<(), String> {
     let doc = json!({
         "version": INDEX_VERSION,
-        "what": "Cantus reference index: each file's size, FNV-1a hash and 29 raw Libretto axes",
+        "what": "Cantus reference index: each file's size, FNV-1a hash and 29 raw Libretto axes (as text, exact)",
         "axes_order": Axis::ALL.map(Axis::id),
         "pieces": entries.iter().map(|(file, bytes, hash, raw)| json!({
-            "file": file, "bytes": bytes, "fnv64": format!("{hash:016x}"), "raw": raw.to_vec(),
+            "file": file, "bytes": bytes, "fnv64": format!("{hash:016x}"),
+            "raw": raw.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string(&doc).map_err(|e| e.to_string())?;
@@ -196,7 +203,7 @@ impl ReferenceSet {
     /// refreshing the directory's index (see the module docs). Files that cannot
     /// be read or measured are skipped with the reason.
     pub fn open(dir: &Path) -> Result<ReferenceSet, RetrievalError> {
-        let files = score_files(dir).map_err(|source| RetrievalError::Dir {
+        let (files, _) = piece_files(dir).map_err(|source| RetrievalError::Dir {
             dir: dir.to_owned(),
             source,
         })?;

@@ -270,6 +270,9 @@ impl Run {
                         verdicts.join(", "),
                         v.score
                     ));
+                    if v.measures.as_object().is_some_and(|m| !m.is_empty()) {
+                        out.push(format!("    measured: {}", v.measures));
+                    }
                     out.extend(v.feedback().iter().map(|l| format!("    {l}")));
                 }
                 None => out.push(format!("round {}: no candidate{calls}", r.index)),

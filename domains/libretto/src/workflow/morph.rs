@@ -14,7 +14,8 @@
 //! first bars from A and its last from B in the proportion k/(K−1), runs of
 //! consecutive bars from a seeded place in each piece, every segment
 //! transposed by a seeded interval — the pieces' own material, moved, not
-//! copied.
+//! copied. It writes the voices of the piece with more of them; a voice of the
+//! other goes to the voice of its name, else to the one at its place.
 
 use super::gates::{Length, Progress, progress, sounding_bars};
 use super::model::Task;
@@ -284,8 +285,22 @@ fn sounding(score: &Score) -> Vec<u32> {
     bars
 }
 
+/// Where each voice of `src` goes in `out`: the voice of the same name, else
+/// the voice at the same place.
+fn voice_map(src: &Score, out: &Score) -> Vec<usize> {
+    src.voices
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            out.voice_index(&v.name)
+                .unwrap_or(i.min(out.voices.len() - 1))
+        })
+        .collect()
+}
+
 /// Copies bar `from` of `src` to bar `to` of `out`, moved by `shift` semitones.
 fn copy_bar(src: &Score, from: u32, out: &mut Score, to: u32, shift: i16) {
+    let map = voice_map(src, out);
     let bar = src.bar_length();
     let delta = out.bar_start(to) - src.bar_start(from);
     let end = out.bar_start(to) + bar;
@@ -301,7 +316,7 @@ fn copy_bar(src: &Score, from: u32, out: &mut Score, to: u32, shift: i16) {
             let onset = e.onset + delta;
             let duration = e.duration.min(end - onset);
             if !pitches.is_empty() && duration > Time::from_integer(0) {
-                out.voices[vi]
+                out.voices[map[vi]]
                     .events
                     .push(Event::new(onset, duration, pitches));
             }
@@ -321,14 +336,18 @@ impl Author for Recombiner {
             return Err(AuthorError::Unavailable("A or B sounds no note".into()));
         }
         let mut rng = fastrand::Rng::with_seed(ask.seed);
-        let voices = self.a.voices.len().max(self.b.voices.len());
+        // The voices of the piece with more of them.
+        let wider = if self.b.voices.len() > self.a.voices.len() {
+            &self.b
+        } else {
+            &self.a
+        };
         let mut out = Score {
             bars: Some(self.segments * self.segment_bars),
-            voices: (0..voices)
-                .map(|i| {
-                    let name = self.a.voices.get(i).or(self.b.voices.get(i));
-                    Voice::new(name.map_or(format!("V{}", i + 1), |v| v.name.clone()))
-                })
+            voices: wider
+                .voices
+                .iter()
+                .map(|v| Voice::new(v.name.clone()))
                 .collect(),
             ..self.a.clone()
         };
