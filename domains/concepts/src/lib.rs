@@ -30,11 +30,11 @@ pub mod species;
 
 pub use catalogue::{Catalogue, CatalogueError, ChallengeSpec, Concept, Example, Level};
 
-use cantus_framework::ModelBackend;
+use cantus_framework::{Domain, ModelBackend, Outcome};
 use cantus_libretto::retrieval::{ReferenceSet, excerpt};
 use cantus_libretto::workflow::model::{ModelAuthor, ModelOptions};
 use cantus_libretto::workflow::teach::{AxisBand, Challenge, Lesson, TeachJob};
-use cantus_libretto::workflow::{Ask, Author, Run};
+use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft, Run};
 use cantus_libretto::{Axis, Calibration};
 use cantus_music::Score;
 use serial::{AllIntervalRow, CanonCheck, CombinatorialPairs, SerialAuthor};
@@ -166,6 +166,31 @@ impl Concept {
                 SpeciesAuthor::new(*species, modes, position).map_err(fail)?,
             )),
         })
+    }
+}
+
+/// A harness run as a round's draft: the released piece, or the round's
+/// failure with the harness's first diagnostic.
+pub(crate) fn draft_of<D>(
+    outcome: cantus_framework::Outcome<D>,
+    what: &str,
+) -> Result<cantus_libretto::workflow::Draft, cantus_libretto::workflow::AuthorError>
+where
+    D: Domain<Artefact = Score>,
+{
+    match outcome {
+        Outcome::Released { artefact, .. } => Ok(Draft {
+            score: artefact,
+            notes: Vec::new(),
+            usage: None,
+        }),
+        Outcome::Failure { diagnostics, .. } => Err(AuthorError::Round {
+            why: diagnostics.first().map_or_else(
+                || format!("the {what} harness released nothing"),
+                ToString::to_string,
+            ),
+            usage: None,
+        }),
     }
 }
 

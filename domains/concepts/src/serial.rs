@@ -5,7 +5,7 @@
 //! with the row engine's maps and theory. The embedded author composes from a
 //! brief with the twelve-tone harness, so its examples pass the same gate.
 
-use cantus_framework::{GateReport, Outcome, async_trait};
+use cantus_framework::{GateReport, async_trait};
 use cantus_libretto::workflow::teach::{Challenge, Checked};
 use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft};
 use cantus_music::{Score, Time};
@@ -362,19 +362,6 @@ impl Author for SerialAuthor {
         )
         .await
         .map_err(|e| AuthorError::Unavailable(e.to_string()))?;
-        match composed.outcome {
-            Outcome::Released { artefact, .. } => Ok(Draft {
-                score: artefact,
-                notes: Vec::new(),
-                usage: None,
-            }),
-            Outcome::Failure { diagnostics, .. } => Err(AuthorError::Round {
-                why: diagnostics.first().map_or(
-                    "the twelve-tone harness released nothing".into(),
-                    ToString::to_string,
-                ),
-                usage: None,
-            }),
-        }
+        crate::draft_of(composed.outcome, "twelve-tone")
     }
 }

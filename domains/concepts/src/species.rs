@@ -15,7 +15,7 @@ use cantus_counterpoint::{
     Assignment, Beat, Cantus, EmbeddedProposer, Exercise, ModeName, ReadOptions, Species,
     judge_score,
 };
-use cantus_framework::{Outcome, async_trait};
+use cantus_framework::async_trait;
 use cantus_libretto::workflow::teach::{Challenge, Checked};
 use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft};
 use cantus_music::Score;
@@ -219,19 +219,6 @@ impl Author for SpeciesAuthor {
             &EmbeddedProposer,
         )
         .await;
-        match outcome {
-            Outcome::Released { artefact, .. } => Ok(Draft {
-                score: artefact,
-                notes: Vec::new(),
-                usage: None,
-            }),
-            Outcome::Failure { diagnostics, .. } => Err(AuthorError::Round {
-                why: diagnostics.first().map_or(
-                    "the counterpoint harness released nothing".into(),
-                    ToString::to_string,
-                ),
-                usage: None,
-            }),
-        }
+        crate::draft_of(outcome, "counterpoint")
     }
 }

@@ -412,9 +412,12 @@ pub async fn refine(
         Some((piece, round, v)) => {
             let unmet = v.unmet();
             let ids: Vec<&str> = unmet.iter().map(|g| g.id()).collect();
+            let stop = stopped
+                .as_ref()
+                .map_or(String::new(), |w| format!("; then the author stopped: {w}"));
             Outcome::Failed {
                 why: format!(
-                    "no round passed every gate; the best (round {round}) did not meet {}",
+                    "no round passed every gate; the best (round {round}) did not meet {}{stop}",
                     ids.join(", ")
                 ),
                 unmet,

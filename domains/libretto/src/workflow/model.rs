@@ -187,21 +187,7 @@ pub fn read_piece(
     truncated: bool,
 ) -> Result<(Score, Vec<String>), String> {
     let mut notes = Vec::new();
-    let mut text = text.trim_end().to_owned();
-    if truncated {
-        let cut = text
-            .char_indices()
-            .rev()
-            .find(|(_, c)| c.is_whitespace())
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        if cut < text.len() {
-            notes.push(format!(
-                "the answer was cut off at the token limit; `{}` was dropped",
-                text.get(cut..).unwrap_or("")
-            ));
-            text.truncate(cut);
-        }
-    }
+    let text = crate::fill::reply::drop_cut_token(text, truncated, &mut notes);
     // Lines before the reply's own header (prose, fences) are blanked so the
     // reader's line numbers stay the reply's; without a header, the task's.
     let lines: Vec<&str> = text.lines().collect();
