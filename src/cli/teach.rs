@@ -31,7 +31,9 @@ pub fn run(args: Args) -> Exit {
                 "--config only"
             };
             say!("{:<30} {:<13} {} ({by})", c.id, c.level.name(), c.title);
-            say!("    {}", c.challenge(Calibration::original()).statement());
+            if let Ok(challenge) = c.challenge(Calibration::original()) {
+                say!("    {}", challenge.statement());
+            }
         }
         return Exit::Ok;
     }

@@ -97,12 +97,15 @@ pub struct TeachOptions<'a> {
 }
 
 impl Concept {
-    /// The concept's challenge, checkable on any score.
-    pub fn challenge(&self, table: &Calibration) -> Box<dyn Challenge> {
-        match &self.challenge {
+    /// The concept's challenge, checkable on any score (`Err` for an axis id no
+    /// axis has, which a catalogue read by [`Catalogue::from_toml`] never holds).
+    pub fn challenge(&self, table: &Calibration) -> Result<Box<dyn Challenge>, TeachError> {
+        Ok(match &self.challenge {
             ChallengeSpec::AxisBand { axis, above, below } => Box::new(AxisBand {
-                // The catalogue checks every axis id when it is read.
-                axis: Axis::from_id(axis).unwrap_or(Axis::RhySyncopationRate),
+                axis: Axis::from_id(axis).ok_or_else(|| TeachError::Example {
+                    id: self.id.clone(),
+                    why: format!("no axis `{axis}`"),
+                })?,
                 above: *above,
                 below: *below,
                 table: table.clone(),
@@ -137,7 +140,7 @@ impl Concept {
                 species: self.species(),
                 device: Device::ImperfectConsonances(*min_share),
             }),
-        }
+        })
     }
 
     fn species(&self) -> cantus_counterpoint::Species {
@@ -283,7 +286,7 @@ pub async fn teach(
     answerer: Answerer<'_>,
     opts: &TeachOptions<'_>,
 ) -> Result<Run, TeachError> {
-    let challenge = concept.challenge(opts.table);
+    let challenge = concept.challenge(opts.table)?;
     let embedded = concept.embedded_author()?;
     let mut notes = Vec::new();
     let shown = match (&embedded, opts.references) {

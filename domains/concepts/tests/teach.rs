@@ -39,7 +39,10 @@ async fn lesson(id: &str) -> (Run, Score) {
 /// it differ from the worked example.
 fn confirm(id: &str, run: &Run, piece: &Score) {
     let concept = Catalogue::shipped().find(id).unwrap();
-    let checked = concept.challenge(Calibration::original()).check(piece);
+    let checked = concept
+        .challenge(Calibration::original())
+        .unwrap()
+        .check(piece);
     assert!(checked.met, "{id}: {}", checked.found);
     let last = run.rounds.last().and_then(|r| r.verdict.as_ref()).unwrap();
     let gates: Vec<GateId> = last.gates.iter().map(|g| g.gate).collect();
@@ -106,7 +109,7 @@ async fn a_tonal_concept_is_a_models_task_and_says_so() {
 async fn the_canon_check_fails_where_the_follower_strays() {
     let (_, piece) = lesson("inversion-canon").await;
     let concept = Catalogue::shipped().find("inversion-canon").unwrap();
-    let challenge = concept.challenge(Calibration::original());
+    let challenge = concept.challenge(Calibration::original()).unwrap();
     // Move the follower's fifth note by a semitone: no longer a row statement,
     // so the serial gate refuses it before the canon is looked at.
     let mut strayed = piece.clone();
@@ -170,13 +173,17 @@ async fn species_challenges_count_on_the_exercise_the_gate_read() {
     // second species it is not an exercise, so the passing-tone challenge fails.
     let (_, first) = lesson("contrary-motion").await;
     let passing = Catalogue::shipped().find("passing-tones").unwrap();
-    let checked = passing.challenge(Calibration::original()).check(&first);
+    let checked = passing
+        .challenge(Calibration::original())
+        .unwrap()
+        .check(&first);
     assert!(!checked.met, "{}", checked.found);
     // And an all-interval row is not what a canon's default row is.
     let (_, canon) = lesson("inversion-canon").await;
     let all_interval = Catalogue::shipped().find("all-interval-row").unwrap();
     let checked = all_interval
         .challenge(Calibration::original())
+        .unwrap()
         .check(&canon);
     assert!(!checked.met);
     assert!(checked.found.starts_with("the row "), "{}", checked.found);

@@ -3,7 +3,7 @@
 //!
 //! A candidate is cut into K segments of L bars; each is measured alone
 //! (renumbered from bar 1) and placed by its progress
-//! `D(seg, A) / (D(seg, A) + D(seg, B))` ([`progress`](super::gates::progress)),
+//! `D(seg, A) / (D(seg, A) + D(seg, B))` ([`super::gates::progress`]),
 //! which must rise steadily (`LIB-PROGRESS`: monotone within 0.05, a span of
 //! at least 0.4, the first below 0.40, the last above 0.60). It must have its
 //! K·L bars (`LIB-LENGTH`) and copy neither A, nor B, nor a reference piece
