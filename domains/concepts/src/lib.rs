@@ -234,8 +234,8 @@ fn reference_example(
             pb.total_cmp(&pa)
         }
     })?;
-    let loaded = set.read(pick).ok()?;
-    let (_, shown) = excerpt(&loaded.score)?;
+    let (_, piece) = set.read(pick).ok()?;
+    let (_, shown) = excerpt(&piece)?;
     Some((set.pieces[pick].path.display().to_string(), shown))
 }
 

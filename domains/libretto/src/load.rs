@@ -16,8 +16,6 @@ use std::path::{Path, PathBuf};
 /// A file ready to measure.
 #[derive(Clone, Debug)]
 pub struct Loaded {
-    /// The piece as Cantus's reader read it.
-    pub score: Score,
     /// The piece laid out as the original measures it.
     pub layout: Layout,
     /// What a lenient read skipped or guessed.
@@ -40,8 +38,14 @@ pub enum LoadError {
     },
 }
 
-/// Reads and lays out one score file.
+/// Reads and lays out one score file (the score itself is not kept: measuring
+/// needs only the layout).
 pub fn load(path: &Path, lenient: bool) -> Result<Loaded, LoadError> {
+    load_with_score(path, lenient).map(|(loaded, _)| loaded)
+}
+
+/// Reads and lays out one score file, and keeps the score Cantus's reader read.
+pub fn load_with_score(path: &Path, lenient: bool) -> Result<(Loaded, Score), LoadError> {
     let layout_err = |source| LoadError::Layout {
         path: path.to_owned(),
         source,
@@ -57,19 +61,22 @@ pub fn load(path: &Path, lenient: bool) -> Result<Loaded, LoadError> {
                 lenient,
             };
             let parsed = grammar::parse(&text, &opts).map_err(FormatError::Grammar)?;
-            Ok(Loaded {
+            let loaded = Loaded {
                 layout: Layout::from_text(&text).map_err(layout_err)?,
                 warnings: parsed.warnings.iter().map(ToString::to_string).collect(),
-                score: parsed.score,
-            })
+            };
+            Ok((loaded, parsed.score))
         }
         _ => {
             let loaded = format::read_path(path, lenient)?;
-            Ok(Loaded {
-                layout: Layout::from_score(&loaded.score).map_err(layout_err)?,
-                warnings: loaded.warnings,
-                score: loaded.score,
-            })
+            let layout = Layout::from_score(&loaded.score).map_err(layout_err)?;
+            Ok((
+                Loaded {
+                    layout,
+                    warnings: loaded.warnings,
+                },
+                loaded.score,
+            ))
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::axes::{AXIS_COUNT, Axis, RawAxes};
 use crate::calibration::Calibration;
 use crate::copy::NoteGrid;
 use crate::fingerprint::{Fingerprint, Profile, raw_axes};
-use crate::load::{Loaded, load, piece_files};
+use crate::load::{Loaded, load, load_with_score, piece_files};
 use cantus_music::{Score, Time};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -354,13 +354,13 @@ impl ReferenceSet {
         all
     }
 
-    /// Reads piece `i` again (for its notes).
-    pub fn read(&self, i: usize) -> Result<Loaded, String> {
+    /// Reads piece `i` again (for its notes): its layout and its score.
+    pub fn read(&self, i: usize) -> Result<(Loaded, Score), String> {
         let piece = self
             .pieces
             .get(i)
             .ok_or_else(|| format!("no reference piece {i}"))?;
-        load(&self.dir.join(&piece.path), true).map_err(|e| e.to_string())
+        load_with_score(&self.dir.join(&piece.path), true).map_err(|e| e.to_string())
     }
 
     /// Every readable piece's notes, for the copy gate (a piece that no longer
@@ -368,7 +368,7 @@ impl ReferenceSet {
     pub fn grids(&self) -> Vec<NoteGrid> {
         (0..self.pieces.len())
             .filter_map(|i| self.read(i).ok())
-            .map(|l| NoteGrid::of(&l.layout.song()))
+            .map(|(l, _)| NoteGrid::of(&l.layout.song()))
             .collect()
     }
 
@@ -377,8 +377,8 @@ impl ReferenceSet {
         neighbours
             .iter()
             .filter_map(|n| {
-                let loaded = self.read(n.piece).ok()?;
-                let (from_bar, score) = excerpt(&loaded.score)?;
+                let (_, piece) = self.read(n.piece).ok()?;
+                let (from_bar, score) = excerpt(&piece)?;
                 let text = cantus_music::grammar::write(&score).ok()?;
                 Some(Shown {
                     name: relative(&self.dir, &self.dir.join(&self.pieces[n.piece].path)),
