@@ -21,14 +21,19 @@ mod compose;
 mod convert;
 mod counterpoint;
 mod example;
+mod extend;
 mod fill;
 mod fingerprint;
+mod generate;
 mod model;
+mod morph;
 mod plugins;
 mod render;
 mod rows;
 mod summary;
+mod teach;
 mod verify;
+mod workflow;
 
 /// Cantus: constrained symbolic generation — propose, verify, repair, trace, release.
 #[derive(Parser, Debug)]
@@ -67,6 +72,14 @@ enum Command {
     Render(render::Args),
     /// Build a blind-evaluation package of paired pieces, or score its ratings (`blind score`).
     Blind(blind::Args),
+    /// Write a whole piece in a style (a genre, or the --reference pieces) with a model.
+    Generate(generate::Args),
+    /// Morph piece A into piece B in K segments.
+    Morph(morph::Args),
+    /// Write a teaching example of a named device (--list shows the catalogue).
+    Teach(teach::Args),
+    /// Continue a piece by N bars (6-40).
+    Extend(extend::Args),
 }
 
 /// The rule domains `compose` and `verify` know.
@@ -155,6 +168,10 @@ pub fn main() -> ExitCode {
         Command::Plugins(args) => plugins::run(args),
         Command::Render(args) => render::run(args),
         Command::Blind(args) => blind::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Morph(args) => morph::run(args),
+        Command::Teach(args) => teach::run(args),
+        Command::Extend(args) => extend::run(args),
     };
     exit.into()
 }

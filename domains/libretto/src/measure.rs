@@ -118,12 +118,7 @@ impl<V> LibrettoMeasure<V> {
 fn silent(reason: String) -> Report {
     Report {
         fingerprint: None,
-        gates: vec![GateOutcome {
-            gate: "LIB-SILENT",
-            passed: false,
-            penalty: 1000.0,
-            feedback: vec![reason],
-        }],
+        gates: vec![GateOutcome::silent(reason)],
     }
 }
 
@@ -154,7 +149,7 @@ where
         let gates: serde_json::Map<String, serde_json::Value> = report
             .gates
             .iter()
-            .map(|g| (g.gate.to_owned(), g.passed.into()))
+            .map(|g| (g.gate.id().to_owned(), g.passed.into()))
             .collect();
         let facts = [
             ("gates".to_owned(), gates.into()),

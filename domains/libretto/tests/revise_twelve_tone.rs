@@ -17,7 +17,7 @@ use cantus_framework::{
     Entry, Feedback, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind,
     Revise, RoundRecord,
 };
-use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
+use cantus_libretto::{Calibration, Degeneracy, GateId, LibrettoMeasure};
 use cantus_music::{Score, Time};
 use cantus_twelve_tone::compose::engine;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
@@ -218,7 +218,7 @@ fn round_one_alone_games_the_strict_gate() {
     // …and fails the degeneracy gate: long held notes, few onsets.
     let verdict = s.measure.report(held);
     let degeneracy = &verdict.gates[0];
-    assert_eq!(degeneracy.gate, "LIB-DEGENERACY");
+    assert_eq!(degeneracy.gate, GateId::Degeneracy);
     assert!(!degeneracy.passed, "{degeneracy:#?}");
     let fp = verdict.fingerprint.expect("the held piece sounds");
     let mean_dur = fp.get(cantus_libretto::Axis::RhyMeanDurBeats);
