@@ -117,14 +117,15 @@ pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
 pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
 pub use gate::{GateReport, ReleaseGate};
 pub use model::{
-    AskOptions, Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange,
-    ModelReply, ModelRequest, PluginInfo, Role, Sampling, Usage,
+    AskOptions, Asking, Constraint, ConstraintUse, Message, ModelBackend, ModelError,
+    ModelExchange, ModelReply, ModelRequest, Role, Sampling, Tally, Usage,
 };
 pub use predicate::{
     CheckContext, FlatViolation, Predicate, RuleId, Severity, Verdict, Verifier, Violation,
 };
 pub use proposer::{
-    Cost, Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
+    Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
+    mix_seed,
 };
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};
 pub use revise::{Assessment, Measure, Revise};

@@ -72,6 +72,23 @@ impl Constraint {
     }
 }
 
+/// `text` as a GBNF string literal (quotes, backslashes and newlines escaped), for
+/// domains writing [`Constraint::Gbnf`] grammars.
+pub fn gbnf_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Sampling settings a request may override; `None` means "the backend's configured value".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sampling {
@@ -207,6 +224,30 @@ impl ModelReply {
     }
 }
 
+/// A reply's text ready to read: trailing white space trimmed and, when the server ran
+/// out of tokens (`truncated`), its last token set aside, since it may be cut short.
+/// The second value says what was set aside, in words a reader's problems can quote.
+pub fn set_aside_cut_token(text: &str, truncated: bool) -> (String, Option<String>) {
+    let mut text = text.trim_end().to_owned();
+    if !truncated {
+        return (text, None);
+    }
+    let cut = text
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    if cut >= text.len() {
+        return (text, None);
+    }
+    let note = format!(
+        "the answer was cut off at the token limit; `{}` was set aside",
+        &text[cut..]
+    );
+    text.truncate(cut);
+    (text, Some(note))
+}
+
 /// Why a model call failed. Messages never contain secrets.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "message", rename_all = "snake_case")]
@@ -238,6 +279,124 @@ pub trait ModelBackend: Send + Sync {
     fn name(&self) -> String;
     /// Answers one request, retrying transient failures within the backend's policy.
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError>;
+}
+
+/// The one re-ask loop of every model-backed proposer: up to `1 + reasks` calls to a
+/// backend, each answer read by the caller, who either stops or says why the answer
+/// could not be used ([`Asking::refuse`]), which the next request can tell the model.
+/// The calls' tokens, latency and retries are summed in [`Asking::tally`].
+///
+/// ```
+/// # use cantus_framework::model::*;
+/// # async fn demo(backend: &dyn ModelBackend) -> Result<String, ModelError> {
+/// let mut asking = Asking::new(backend, 2);
+/// while asking.more() {
+///     let mut messages = vec![Message::user("Name a note.")];
+///     if let Some(why) = asking.why() {
+///         messages.push(Message::user(format!("Your last answer could not be used: {why}")));
+///     }
+///     let reply = asking.call(&ModelRequest::new(messages)).await?;
+///     if reply.text.trim().len() == 2 {
+///         return Ok(reply.text);
+///     }
+///     asking.refuse("answer with one note name such as C4");
+/// }
+/// Err(ModelError::BadReply(asking.why().unwrap_or_default().to_owned()))
+/// # }
+/// ```
+pub struct Asking<'b> {
+    backend: &'b dyn ModelBackend,
+    attempts: u32,
+    made: u32,
+    why: Option<String>,
+    /// What the calls made so far cost.
+    pub tally: Tally,
+}
+
+/// What the calls behind one answer cost.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub calls: u32,
+    pub usage: Usage,
+    /// Wall time of the calls, retries included.
+    pub latency_ms: u64,
+    /// Attempts beyond the first inside the backend (429/5xx/connection errors).
+    pub retries: u32,
+}
+
+impl Tally {
+    /// Adds one reply's cost.
+    pub fn add(&mut self, reply: &ModelReply) {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        self.calls += 1;
+        self.usage.tokens_in = sum(self.usage.tokens_in, reply.usage.tokens_in);
+        self.usage.tokens_out = sum(self.usage.tokens_out, reply.usage.tokens_out);
+        self.latency_ms = self.latency_ms.saturating_add(reply.latency_ms);
+        self.retries = self.retries.saturating_add(reply.retries);
+    }
+
+    /// The trace's record of the exchange whose last reply is `last`, from `backend`,
+    /// for a request with `constraint`: latency and retries summed over every call,
+    /// `reasks` the calls beyond the first.
+    pub fn exchange(
+        &self,
+        backend: String,
+        constraint: Option<&Constraint>,
+        last: &ModelReply,
+        honoured: Option<bool>,
+    ) -> ModelExchange {
+        let mut ex = ModelExchange::of(backend, constraint, last);
+        ex.latency_ms = self.latency_ms;
+        ex.retries = self.retries;
+        ex.constraint_honoured = honoured;
+        ex.reasks = self.calls.saturating_sub(1);
+        ex
+    }
+}
+
+impl<'b> Asking<'b> {
+    /// Asking `backend` at most `1 + reasks` times.
+    pub fn new(backend: &'b dyn ModelBackend, reasks: u32) -> Self {
+        Asking {
+            backend,
+            attempts: reasks.saturating_add(1),
+            made: 0,
+            why: None,
+            tally: Tally::default(),
+        }
+    }
+
+    /// Whether another call may be made.
+    pub fn more(&self) -> bool {
+        self.made < self.attempts
+    }
+
+    /// The attempt about to be made, from 0.
+    pub fn attempt(&self) -> u32 {
+        self.made
+    }
+
+    /// Why the last answer was refused, if it was.
+    pub fn why(&self) -> Option<&str> {
+        self.why.as_deref()
+    }
+
+    /// Makes one call with `request` and adds its cost to the tally. A failed call
+    /// is returned as it is (the caller decides whether it ends the asking).
+    pub async fn call(&mut self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        self.made += 1;
+        let reply = self.backend.complete(request).await?;
+        self.tally.add(&reply);
+        Ok(reply)
+    }
+
+    /// The last answer could not be used, for this reason (the next request may say so).
+    pub fn refuse(&mut self, why: impl Into<String>) {
+        self.why = Some(why.into());
+    }
 }
 
 /// What the trace keeps of one model exchange (attached to a proposer call).
@@ -275,14 +434,25 @@ impl ModelExchange {
     }
 }
 
-/// One entry of `cantus plugins`: something registered by name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PluginInfo {
-    /// `backend` or `proposer`.
-    pub kind: String,
-    pub name: String,
-    pub version: String,
-    /// `built-in`, `dynamic: PATH` or `subprocess: COMMAND`.
-    pub origin: String,
-    pub description: String,
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cut_off_reply_sets_its_last_token_aside() {
+        let (text, note) = super::set_aside_cut_token("A: C4@1>2 D4@3>2 E4@5\n", true);
+        assert_eq!(text, "A: C4@1>2 D4@3>2 ");
+        assert_eq!(
+            note.as_deref(),
+            Some("the answer was cut off at the token limit; `E4@5` was set aside")
+        );
+        let (whole, none) = super::set_aside_cut_token("A: C4@1>2  \n", false);
+        assert_eq!((whole.as_str(), none), ("A: C4@1>2", None));
+        // One token with no space before it: nothing to keep, nothing set aside.
+        assert_eq!(super::set_aside_cut_token("C4@1", true).1, None);
+    }
+
+    #[test]
+    fn gbnf_literals_escape_quotes_backslashes_and_newlines() {
+        assert_eq!(super::gbnf_literal("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+        assert_eq!(super::gbnf_literal("C#4@1>2"), "\"C#4@1>2\"");
+    }
 }

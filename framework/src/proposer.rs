@@ -7,7 +7,7 @@
 //! a whole artefact — with the state it must fit and what went wrong last time.
 
 use crate::domain::Domain;
-use crate::model::ModelExchange;
+use crate::model::{ModelExchange, Usage};
 use crate::predicate::{RuleId, Violation};
 use async_trait::async_trait;
 use serde::Serialize;
@@ -175,18 +175,12 @@ impl<D: Domain> ProposalRequest<'_, D> {
     }
 }
 
-/// What a call cost, where the proposer knows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Cost {
-    pub tokens_in: Option<u64>,
-    pub tokens_out: Option<u64>,
-}
-
 /// A proposer's answer.
 #[derive(Clone, Debug)]
 pub struct Proposal<E> {
     pub events: Vec<E>,
-    pub cost: Cost,
+    /// The tokens it cost, where the proposer knows (the server's [`Usage`]).
+    pub cost: Usage,
     /// The model exchange behind this answer, for model-backed proposers.
     pub exchange: Option<ModelExchange>,
 }
@@ -196,7 +190,7 @@ impl<E> Proposal<E> {
     pub fn new(events: Vec<E>) -> Self {
         Proposal {
             events,
-            cost: Cost::default(),
+            cost: Usage::default(),
             exchange: None,
         }
     }
@@ -228,6 +222,20 @@ impl ProposerError {
             other => ProposerError::Unavailable(format!("{backend}: {other}")),
         }
     }
+}
+
+/// A seed derived from `seed` and the parts of a request that should change the
+/// answer (section, attempt, candidate …), by SplitMix64 steps, so neighbouring inputs
+/// give unrelated streams. Deterministic proposers seed their generators with it.
+pub fn mix_seed(seed: u64, parts: &[u64]) -> u64 {
+    let mut x = seed;
+    for &p in parts {
+        x = x.wrapping_add(p).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^= x >> 31;
+    }
+    x
 }
 
 /// Anything that suggests events for a domain.

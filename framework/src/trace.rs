@@ -13,8 +13,9 @@
 use crate::domain::Domain;
 use crate::engine::Budget;
 use crate::gate::GateReport;
+use crate::model::Usage;
 use crate::predicate::{RuleId, Violation};
-use crate::proposer::{Cost, RequestType};
+use crate::proposer::RequestType;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -55,7 +56,7 @@ pub struct CallRecord {
     pub attempt: u32,
     /// Number of events returned (0 when the call failed).
     pub events: usize,
-    pub cost: Cost,
+    pub cost: Usage,
     /// The error, when the call failed.
     pub error: Option<String>,
     /// The model exchange, for model-backed proposers: usage, stop reason, latency,
@@ -199,7 +200,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub(crate) fn add_cost(&mut self, cost: Cost) {
+    pub(crate) fn add_cost(&mut self, cost: Usage) {
         fn add(total: &mut Option<u64>, part: Option<u64>) {
             if let Some(p) = part {
                 *total = Some(total.unwrap_or(0) + p);

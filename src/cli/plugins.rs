@@ -10,7 +10,7 @@
 use super::{Exit, bad_input};
 use cantus::settings::Settings;
 use cantus_backend::Config;
-use cantus_framework::PluginInfo;
+use cantus_backend::PluginInfo;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

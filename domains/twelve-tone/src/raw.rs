@@ -13,8 +13,8 @@ use crate::gate::{GateMode, SerialGate};
 use crate::proposer::llm::{DEFAULT_MAX_TOKENS, whole};
 use crate::spec::Spec;
 use cantus_framework::{
-    AskOptions, FlatViolation, GateReport, ModelBackend, ModelExchange, ModelRequest, Sampling,
-    Violation,
+    AskOptions, Asking, FlatViolation, GateReport, ModelBackend, ModelExchange, ModelRequest,
+    Sampling, Violation,
 };
 use cantus_music::Score;
 use serde::Serialize;
@@ -180,7 +180,9 @@ pub async fn compose_raw(
         wall: Duration::ZERO,
         exchange: None,
     };
-    let reply = match backend.complete(&request).await {
+    // One reply, no re-ask: the baseline the harness is measured against.
+    let mut asking = Asking::new(backend, 0);
+    let reply = match asking.call(&request).await {
         Ok(reply) => reply,
         Err(e) => {
             outcome.verdict = RawVerdict::ModelFailed {
@@ -190,9 +192,9 @@ pub async fn compose_raw(
             return Ok(outcome);
         }
     };
-    outcome.tokens_in = reply.usage.tokens_in;
-    outcome.tokens_out = reply.usage.tokens_out;
-    outcome.exchange = Some(ModelExchange::of(backend.name(), None, &reply));
+    outcome.tokens_in = asking.tally.usage.tokens_in;
+    outcome.tokens_out = asking.tally.usage.tokens_out;
+    outcome.exchange = Some(asking.tally.exchange(backend.name(), None, &reply, None));
     outcome.text.clone_from(&reply.text);
     outcome.verdict = match whole::read(&plan, &reply.text) {
         Err(diagnostic) => RawVerdict::Unreadable {

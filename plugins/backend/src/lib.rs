@@ -45,7 +45,7 @@ pub use cassette::Cassette;
 pub use config::{BackendConfig, Config, ConfigError, PluginConfig, TomlSource};
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
-pub use registry::{BackendFactory, build, factories, infos};
+pub use registry::{BackendFactory, PluginInfo, build, factories, infos};
 pub use secret::{ApiKey, leaks, scrub};
 pub use validate::limits;
 pub use wire::HttpBackend;

@@ -4,7 +4,8 @@
 //! linked into the program — and `cantus plugins` can list them all.
 
 use crate::config::{BackendConfig, Config};
-use cantus_framework::{ModelBackend, ModelError, PluginInfo};
+use cantus_framework::{ModelBackend, ModelError};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A factory's constructor: the whole config file and its `[backend]` table in, a backend out.
@@ -58,4 +59,16 @@ pub fn build(config: &Config) -> Result<Arc<dyn ModelBackend>, ModelError> {
         )));
     };
     (factory.build)(config, backend)
+}
+
+/// One entry of `cantus plugins`: something registered by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginInfo {
+    /// `backend` or `proposer`.
+    pub kind: String,
+    pub name: String,
+    pub version: String,
+    /// `built-in`, `dynamic: PATH` or `subprocess: COMMAND`.
+    pub origin: String,
+    pub description: String,
 }

@@ -10,7 +10,8 @@
 //! blocking pool so a slow plugin never stalls the runtime.
 
 use crate::reply::reply_from_json;
-use cantus_framework::{ModelBackend, ModelError, ModelReply, ModelRequest, PluginInfo};
+use cantus_backend::PluginInfo;
+use cantus_framework::{ModelBackend, ModelError, ModelReply, ModelRequest};
 use cantus_plugin_abi::{
     ABI_VERSION, Buffer, ENTRY_SYMBOL, EntryFn, PluginTable, STATUS_OK, STATUS_PANIC, table_str,
 };

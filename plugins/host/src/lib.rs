@@ -23,8 +23,9 @@ pub use cantus_plugin_abi::ABI_VERSION;
 pub use dynamic::{DynamicBackend, DynamicPlugin, check_abi_version};
 pub use subprocess::{PROTOCOL_VERSION, PluginCommand, StderrSink, SubprocessBackend, stderr_sink};
 
+use cantus_backend::PluginInfo;
 use cantus_backend::{BackendConfig, BackendFactory, Config, PluginConfig};
-use cantus_framework::{ModelBackend, ModelError, PluginInfo};
+use cantus_framework::{ModelBackend, ModelError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

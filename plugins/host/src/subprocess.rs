@@ -23,7 +23,8 @@
 mod process;
 
 use crate::reply::reply_from_json;
-use cantus_framework::{ModelBackend, ModelError, ModelReply, ModelRequest, PluginInfo};
+use cantus_backend::PluginInfo;
+use cantus_framework::{ModelBackend, ModelError, ModelReply, ModelRequest};
 use process::{Fault, Running};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -13,10 +13,10 @@ use super::request_slots;
 use crate::domain::{Counterpoint, CpEvent};
 use crate::exercise::{Beat, Position};
 use cantus_framework::{
-    AskOptions, Constraint, Cost, Message, ModelBackend, ModelExchange, ModelRequest, Proposal,
-    ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, async_trait,
+    AskOptions, Asking, Constraint, Message, ModelBackend, ModelRequest, Proposal, ProposalRequest,
+    Proposer, ProposerError, RequestKind, Sampling, async_trait,
 };
-use cantus_music::{Letter, Spelling};
+use cantus_music::{Pitch, Spelling};
 use std::sync::Arc;
 
 /// A proposer backed by a language model.
@@ -40,21 +40,11 @@ impl ModelProposer {
     }
 }
 
-/// Reads a note name (`C#5`, `Bb3`, `e4`) as a MIDI number and its spelling.
+/// Reads a note name (`C#5`, `Bb3`, `e4`) as a MIDI number and its spelling, as the
+/// onset-slot grammar reads pitches ([`Pitch::parse`]).
 pub fn parse_note(token: &str) -> Option<(u8, Spelling)> {
-    let mut chars = token.chars();
-    let letter = Letter::from_char(chars.next()?)?;
-    let rest: String = chars.collect();
-    let accidentals = rest.chars().take_while(|c| *c == '#' || *c == 'b').count();
-    let alter: i32 = rest[..accidentals]
-        .chars()
-        .map(|c| if c == '#' { 1 } else { -1 })
-        .sum();
-    let octave: i32 = rest[accidentals..].parse().ok()?;
-    let midi = (octave + 1) * 12 + letter.pitch_class() + alter;
-    let midi = u8::try_from(midi).ok().filter(|&m| m <= 127)?;
-    let alter = i8::try_from(alter).ok().filter(|a| a.abs() <= 2)?;
-    Some((midi, Spelling { letter, alter }))
+    let pitch = Pitch::parse(token).ok()?;
+    Some((pitch.midi, pitch.spelling?))
 }
 
 /// The GBNF grammar of an answer of `n` note names separated by spaces.
@@ -199,22 +189,20 @@ impl Proposer<Counterpoint> for ModelProposer {
             "request": req.kind.label(),
             "slots": slots.iter().map(|&(b, beat)| slot_name(b, beat)).collect::<Vec<_>>(),
         });
-        let mut cost = Cost::default();
+        let backend = self.backend.name();
+        let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut last = String::new();
-        for reask in 0..=self.options.reasks {
-            let reply = self
-                .backend
-                .complete(&request)
+        while asking.more() {
+            let reply = asking
+                .call(&request)
                 .await
-                .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
-            cost.tokens_in = Some(cost.tokens_in.unwrap_or(0) + reply.usage.tokens_in.unwrap_or(0));
-            cost.tokens_out =
-                Some(cost.tokens_out.unwrap_or(0) + reply.usage.tokens_out.unwrap_or(0));
+                .map_err(|e| ProposerError::from_model(&backend, e))?;
             if let Some(notes) = read_reply(&reply.text, slots.len()) {
-                let mut exchange =
-                    ModelExchange::of(self.backend.name(), constraint.as_ref(), &reply);
-                exchange.reasks = reask;
-                exchange.constraint_honoured = constraint.as_ref().map(|_| true);
+                let honoured = constraint.as_ref().map(|_| true);
+                let exchange =
+                    asking
+                        .tally
+                        .exchange(backend, constraint.as_ref(), &reply, honoured);
                 let events = slots
                     .iter()
                     .zip(notes)
@@ -227,16 +215,18 @@ impl Proposer<Counterpoint> for ModelProposer {
                     .collect();
                 return Ok(Proposal {
                     events,
-                    cost,
+                    cost: asking.tally.usage,
                     exchange: Some(exchange),
                 });
             }
             last = reply.text.chars().take(200).collect();
-            request.messages.push(Message::assistant(reply.text));
-            request.messages.push(Message::user(format!(
+            let why = format!(
                 "That answer could not be read. Answer with exactly {} note names like A4 C#5, separated by spaces.",
                 slots.len()
-            )));
+            );
+            request.messages.push(Message::assistant(reply.text));
+            request.messages.push(Message::user(why.clone()));
+            asking.refuse(why);
         }
         Err(ProposerError::BadOutput(format!(
             "after {} re-asks the reply still did not name {} notes: {last:?}",
@@ -249,6 +239,7 @@ impl Proposer<Counterpoint> for ModelProposer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cantus_music::Letter;
 
     #[test]
     fn note_names() {

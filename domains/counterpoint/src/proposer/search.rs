@@ -54,14 +54,10 @@ const LEVELS: [(Level, u64, usize); 4] = [
 /// A generator for one search node, from the seed and what the node depends on
 /// (SplitMix64 mixing, so neighbouring inputs give unrelated streams).
 fn rng_for(seed: u64, parts: &[u64]) -> fastrand::Rng {
-    let mut x = seed ^ 0x5EC1_E5C0_0000_F0C5_u64;
-    for &p in parts {
-        x = x.wrapping_add(p).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-    }
-    fastrand::Rng::with_seed(x)
+    fastrand::Rng::with_seed(cantus_framework::mix_seed(
+        seed ^ 0x5EC1_E5C0_0000_F0C5_u64,
+        parts,
+    ))
 }
 
 /// The pitches the counterpoint may use: above, from the cantus's lowest note to a

@@ -7,6 +7,7 @@
 
 use super::judge::Gap;
 use super::prompt::Shown;
+use cantus_framework::model::gbnf_literal;
 use std::fmt::Write as _;
 
 /// Bars with at most this many slots enumerate their slot numbers; longer ones
@@ -15,21 +16,6 @@ const ENUMERATE_SLOTS: u32 = 192;
 /// At most this many notes per voice line (a small model otherwise repeats
 /// notes until the token limit).
 const MAX_NOTES: usize = 16;
-
-/// A GBNF string literal.
-fn literal(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
 /// The numbers `1..=n` as a GBNF alternative.
 fn numbers(n: Option<u32>) -> String {
@@ -57,14 +43,14 @@ pub(crate) fn gbnf(gap: &Gap<'_>, shown: &Shown) -> String {
         let _ = writeln!(
             g,
             "bar{bar} ::= {}{lines}",
-            literal(&format!("@{bar} [-]\n"))
+            gbnf_literal(&format!("@{bar} [-]\n"))
         );
     }
     for (v, name) in shown.voices.iter().enumerate() {
         let _ = writeln!(
             g,
             "voice{v} ::= {} note (\" \" note){{0,{}}} \"\\n\"",
-            literal(&format!("  {name}: ")),
+            gbnf_literal(&format!("  {name}: ")),
             MAX_NOTES - 1
         );
     }
@@ -77,11 +63,6 @@ pub(crate) fn gbnf(gap: &Gap<'_>, shown: &Shown) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn literals_escape_quotes_backslashes_and_newlines() {
-        assert_eq!(literal("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
-    }
 
     #[test]
     fn slot_numbers_are_enumerated_for_ordinary_bars() {

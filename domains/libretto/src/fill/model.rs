@@ -16,7 +16,7 @@ use super::judge::{Gap, Selection};
 use super::prompt::{self, Shown};
 use super::{FillError, FillRequest, Filled, ModelUsage, constraint, reply};
 use crate::calibration::Calibration;
-use cantus_framework::{Constraint, ModelBackend, ModelError, ModelRequest, Sampling};
+use cantus_framework::{Asking, Constraint, ModelBackend, ModelError, ModelRequest, Sampling};
 use cantus_music::Score;
 use serde_json::json;
 
@@ -67,13 +67,16 @@ pub async fn fill_with_model(
     };
     let mut selection = Selection::default();
     let mut feedback: Vec<String> = Vec::new();
-    for k in 0..req.candidates.max(1) {
+    let candidates = u32::try_from(req.candidates.max(1)).unwrap_or(u32::MAX);
+    let mut asking = Asking::new(backend, candidates - 1);
+    while asking.more() {
+        let k = asking.attempt();
         let request = ModelRequest {
             messages: prompt::messages(&gap, &shown, &feedback),
             constraint: constraint.clone(),
             sampling: Sampling {
                 temperature: options.temperature,
-                seed: Some(req.seed.wrapping_add(k as u64)),
+                seed: Some(req.seed.wrapping_add(u64::from(k))),
                 max_tokens: options.max_tokens,
             },
             context: json!({
@@ -87,7 +90,7 @@ pub async fn fill_with_model(
             }),
         };
         usage.calls += 1;
-        let answer = match backend.complete(&request).await {
+        let answer = match asking.call(&request).await {
             Ok(answer) => answer,
             Err(ModelError::Config(why)) => return Err(FillError::Backend(why)),
             Err(e) => {
@@ -95,9 +98,9 @@ pub async fn fill_with_model(
                 continue;
             }
         };
-        usage.tokens_in += answer.usage.tokens_in.unwrap_or(0);
-        usage.tokens_out += answer.usage.tokens_out.unwrap_or(0);
-        usage.latency_ms += answer.latency_ms;
+        usage.tokens_in = asking.tally.usage.tokens_in.unwrap_or(0);
+        usage.tokens_out = asking.tally.usage.tokens_out.unwrap_or(0);
+        usage.latency_ms = asking.tally.latency_ms;
         usage
             .stop_reasons
             .push(answer.stop_reason.clone().unwrap_or_else(|| "?".into()));

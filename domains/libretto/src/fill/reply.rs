@@ -62,21 +62,8 @@ fn describe(d: &Diagnostic, header_lines: usize) -> String {
 /// (`truncated`), without its last token, which may be cut short (said in
 /// `problems`).
 pub(crate) fn drop_cut_token(text: &str, truncated: bool, problems: &mut Vec<String>) -> String {
-    let mut text = text.trim_end().to_owned();
-    if truncated {
-        let cut = text
-            .char_indices()
-            .rev()
-            .find(|(_, c)| c.is_whitespace())
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        if cut < text.len() {
-            problems.push(format!(
-                "the answer was cut off at the token limit; `{}` was dropped",
-                text.get(cut..).unwrap_or("")
-            ));
-            text.truncate(cut);
-        }
-    }
+    let (text, note) = cantus_framework::model::set_aside_cut_token(text, truncated);
+    problems.extend(note);
     text
 }
 

@@ -46,14 +46,10 @@ impl EmbeddedProposer {
 /// A generator seeded from the run's seed and the parts of the request that should
 /// change the answer (SplitMix64 mixing, so neighbouring inputs give unrelated streams).
 pub(crate) fn rng_for(seed: u64, parts: &[u64]) -> fastrand::Rng {
-    let mut x = seed ^ 0xC0FF_EE00_CA7D_u64;
-    for &p in parts {
-        x = x.wrapping_add(p).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-    }
-    fastrand::Rng::with_seed(x)
+    fastrand::Rng::with_seed(cantus_framework::mix_seed(
+        seed ^ 0xC0FF_EE00_CA7D_u64,
+        parts,
+    ))
 }
 
 /// The style for an attempt: after drops or a vertical rule broken (collision,

@@ -3,7 +3,8 @@
 //! stderr lines) for the error message.
 
 use super::{PROTOCOL_VERSION, PluginCommand, StderrSink};
-use cantus_framework::{ModelError, PluginInfo};
+use cantus_backend::PluginInfo;
+use cantus_framework::ModelError;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::process::Stdio;

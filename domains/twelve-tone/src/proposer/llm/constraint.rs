@@ -15,6 +15,7 @@
 
 use super::job::{Job, VoiceJob, Window};
 use crate::row::PitchClass;
+use cantus_framework::model::gbnf_literal;
 use cantus_music::Spelling;
 use std::fmt::Write as _;
 
@@ -159,21 +160,6 @@ pub(crate) fn pitch_names(pc: PitchClass, low: u8, high: u8) -> Vec<String> {
     out
 }
 
-/// `text` as a GBNF string literal.
-fn literal(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The GBNF grammar of a job's reply: one line per voice, in the job's order.
 pub(crate) fn gbnf(job: &Job) -> String {
     let mut g = String::new();
@@ -186,7 +172,7 @@ pub(crate) fn gbnf(job: &Job) -> String {
         let _ = writeln!(
             g,
             "v{v} ::= {} {} \"\\n\"",
-            literal(&format!("{}: ", voice.name)),
+            gbnf_literal(&format!("{}: ", voice.name)),
             notes.join(" \" \" ")
         );
         for (i, note) in voice.notes.iter().enumerate() {
@@ -201,7 +187,7 @@ pub(crate) fn gbnf(job: &Job) -> String {
             for (k, &pc) in note.pcs.iter().enumerate() {
                 let names: Vec<String> = pitch_names(pc, voice.low, voice.high)
                     .iter()
-                    .map(|n| literal(n))
+                    .map(|n| gbnf_literal(n))
                     .collect();
                 let _ = writeln!(g, "v{v}-n{i}-p{k} ::= {}", names.join(" | "));
             }

@@ -22,7 +22,7 @@ pub(crate) mod whole;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
 use cantus_framework::{
-    AskOptions, Constraint, Cost, ModelBackend, ModelExchange, ModelReply, ModelRequest, Proposal,
+    AskOptions, Asking, Constraint, ModelBackend, ModelReply, ModelRequest, Proposal,
     ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, Violation, async_trait,
 };
 use job::Job;
@@ -68,35 +68,6 @@ struct Context<'a> {
     kind_code: u64,
 }
 
-/// Totals over the calls behind one answer.
-#[derive(Default)]
-struct Tally {
-    tokens_in: Option<u64>,
-    tokens_out: Option<u64>,
-    latency_ms: u64,
-    retries: u32,
-}
-
-impl Tally {
-    fn add(&mut self, reply: &ModelReply) {
-        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-        };
-        self.tokens_in = sum(self.tokens_in, reply.usage.tokens_in);
-        self.tokens_out = sum(self.tokens_out, reply.usage.tokens_out);
-        self.latency_ms = self.latency_ms.saturating_add(reply.latency_ms);
-        self.retries = self.retries.saturating_add(reply.retries);
-    }
-
-    fn cost(&self) -> Cost {
-        Cost {
-            tokens_in: self.tokens_in,
-            tokens_out: self.tokens_out,
-        }
-    }
-}
-
 impl LlmProposer {
     fn sampling(&self, req: &ProposalRequest<'_, TwelveTone>, parts: &[u64]) -> Sampling {
         let base = self.options.seed.unwrap_or(req.seed);
@@ -110,36 +81,6 @@ impl LlmProposer {
             seed: Some(super::rng_for(base, &all).u64(..) >> 1),
             max_tokens: self.options.max_tokens.or(Some(DEFAULT_MAX_TOKENS)),
         }
-    }
-
-    async fn call(
-        &self,
-        request: &ModelRequest,
-        tally: &mut Tally,
-    ) -> Result<ModelReply, ProposerError> {
-        let reply = self
-            .backend
-            .complete(request)
-            .await
-            .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
-        tally.add(&reply);
-        Ok(reply)
-    }
-
-    fn exchange(
-        &self,
-        constraint: Option<&Constraint>,
-        last: &ModelReply,
-        tally: &Tally,
-        honoured: Option<bool>,
-        reasks: u32,
-    ) -> ModelExchange {
-        let mut ex = ModelExchange::of(self.backend.name(), constraint, last);
-        ex.latency_ms = tally.latency_ms;
-        ex.retries = tally.retries;
-        ex.constraint_honoured = honoured;
-        ex.reasks = reasks;
-        ex
     }
 
     /// Asks for `job` until a reply is complete or the re-asks run out.
@@ -157,23 +98,26 @@ impl LlmProposer {
                 Constraint::Gbnf(constraint::gbnf(&job))
             }
         });
-        let mut tally = Tally::default();
-        let mut why: Option<String> = None;
-        let mut best: Option<(reply::Read, ModelReply, Option<bool>, u32)> = None;
-        for reask in 0..=self.options.reasks {
+        let backend = self.backend.name();
+        let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
+        let mut best: Option<(reply::Read, ModelReply, Option<bool>)> = None;
+        while asking.more() {
             let retry = prompt::Retry {
                 feedback: req.feedback,
                 violations: ctx.violations,
                 refused: ctx.refused,
-                unreadable: why.as_deref(),
+                unreadable: asking.why(),
             };
             let request = ModelRequest {
                 messages: prompt::messages(&job, req.spec, req.state, &retry, json),
                 constraint: constraint.clone(),
-                sampling: self.sampling(req, &[ctx.kind_code, u64::from(reask)]),
+                sampling: self.sampling(req, &[ctx.kind_code, u64::from(asking.attempt())]),
                 context: context_json(&job, req.state, req.attempt),
             };
-            let reply = self.call(&request, &mut tally).await?;
+            let reply = asking
+                .call(&request)
+                .await
+                .map_err(|e| ProposerError::from_model(&backend, e))?;
             let honoured = match &constraint {
                 None => None,
                 Some(Constraint::JsonSchema(_)) => Some(schema::honoured(&job, &reply.text)),
@@ -192,42 +136,44 @@ impl LlmProposer {
             match reply::read(&job, &text, reply.truncated()) {
                 Ok(read) if read.complete() => {
                     let exchange =
-                        self.exchange(constraint.as_ref(), &reply, &tally, honoured, reask);
+                        asking
+                            .tally
+                            .exchange(backend, constraint.as_ref(), &reply, honoured);
                     return Ok(Proposal {
                         events: read.events,
-                        cost: tally.cost(),
+                        cost: asking.tally.usage,
                         exchange: Some(exchange),
                     });
                 }
                 Ok(read) => {
-                    why = Some(format!("{cut}{}", read.shortfall()));
+                    asking.refuse(format!("{cut}{}", read.shortfall()));
                     let missing = |r: &reply::Read| r.missing.iter().map(|(_, n)| n).sum::<usize>();
                     if best
                         .as_ref()
                         .is_none_or(|(b, ..)| missing(&read) < missing(b))
                     {
-                        best = Some((read, reply, honoured, reask));
+                        best = Some((read, reply, honoured));
                     }
                 }
-                Err(e) => why = Some(format!("{cut}{e}")),
+                Err(e) => asking.refuse(format!("{cut}{e}")),
             }
         }
-        let reasks = self.options.reasks;
         match best {
-            Some((read, reply, honoured, _)) => {
-                let exchange = self.exchange(constraint.as_ref(), &reply, &tally, honoured, reasks);
-                Ok(Proposal {
-                    events: read.events,
-                    cost: tally.cost(),
-                    exchange: Some(exchange),
-                })
-            }
+            Some((read, reply, honoured)) => Ok(Proposal {
+                events: read.events,
+                cost: asking.tally.usage,
+                exchange: Some(asking.tally.exchange(
+                    backend,
+                    constraint.as_ref(),
+                    &reply,
+                    honoured,
+                )),
+            }),
             None => Err(ProposerError::BadOutput(format!(
-                "{} repl{} from {} could not be read; last: {}",
-                reasks + 1,
-                if reasks == 0 { "y" } else { "ies" },
-                self.backend.name(),
-                why.unwrap_or_default().replace('\n', "; ")
+                "{} repl{} from {backend} could not be read; last: {}",
+                asking.tally.calls,
+                if asking.tally.calls == 1 { "y" } else { "ies" },
+                asking.why().unwrap_or_default().replace('\n', "; ")
             ))),
         }
     }
@@ -238,36 +184,40 @@ impl LlmProposer {
         req: &ProposalRequest<'_, TwelveTone>,
     ) -> Result<Proposal<ToneEvent>, ProposerError> {
         let plan = req.spec;
-        let mut tally = Tally::default();
+        let backend = self.backend.name();
+        let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut feedback: Vec<String> = req.feedback.iter().map(ToString::to_string).collect();
         let mut last_error = String::new();
-        for reask in 0..=self.options.reasks {
+        while asking.more() {
             let request = ModelRequest {
                 messages: whole::messages(plan, &feedback),
                 constraint: None,
-                sampling: self.sampling(req, &[0x3407, u64::from(reask)]),
+                sampling: self.sampling(req, &[0x3407, u64::from(asking.attempt())]),
                 context: serde_json::json!({"domain": "twelve-tone", "request": "whole", "bars": plan.bars}),
             };
-            let reply = self.call(&request, &mut tally).await?;
+            let reply = asking
+                .call(&request)
+                .await
+                .map_err(|e| ProposerError::from_model(&backend, e))?;
             match whole::read(plan, &reply.text) {
                 Ok(piece) => {
-                    let exchange = self.exchange(None, &reply, &tally, None, reask);
+                    let exchange = asking.tally.exchange(backend, None, &reply, None);
                     return Ok(Proposal {
                         events: whole::tagged(plan, &piece.score),
-                        cost: tally.cost(),
+                        cost: asking.tally.usage,
                         exchange: Some(exchange),
                     });
                 }
                 Err(e) => {
                     let first_line = e.lines().next().unwrap_or("").to_owned();
                     feedback.push(format!("your last answer could not be read: {first_line}"));
+                    asking.refuse(first_line);
                     last_error = e;
                 }
             }
         }
         Err(ProposerError::BadOutput(format!(
-            "no whole piece could be read from {}: {last_error}",
-            self.backend.name()
+            "no whole piece could be read from {backend}: {last_error}"
         )))
     }
 }

@@ -74,23 +74,9 @@ fn voice_line<'t>(job: &Job, line: &'t str) -> Option<(usize, &'t str)> {
 /// token may be cut short and is set aside. `Err` says why nothing could be read.
 pub(crate) fn read(job: &Job, text: &str, truncated: bool) -> Result<Read, String> {
     let mut problems = Vec::new();
-    let mut text = text.trim_end_matches(['\n', '\r', ' ', '\t']).to_owned();
-    if truncated {
-        let cut = text
-            .char_indices()
-            .rev()
-            .find(|(_, c)| c.is_whitespace())
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        if cut < text.len() {
-            push(
-                &mut problems,
-                format!(
-                    "the answer was cut off at the token limit; `{}` was set aside",
-                    &text[cut..]
-                ),
-            );
-            text.truncate(cut);
-        }
+    let (text, note) = cantus_framework::model::set_aside_cut_token(text, truncated);
+    if let Some(note) = note {
+        push(&mut problems, note);
     }
     let mut body = String::new();
     let mut other = 0usize;
