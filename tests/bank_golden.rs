@@ -139,6 +139,8 @@ fn the_bank_writes_the_same_bytes_as_when_the_golden_file_was_made() {
     let differing: Vec<&String> = want
         .keys()
         .chain(got.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .filter(|k| want.get(*k) != got.get(*k))
         .collect();
     assert!(
