@@ -3,10 +3,10 @@
 //! `cantus teach CONCEPT` writes a teaching example of a named device. The
 //! loop, its gates and its score are Libretto's
 //! ([`cantus_libretto::workflow::teach`]); what this crate adds is what needs
-//! the domains: the catalogue ([`catalogue`], shipped as `data/concepts.toml`),
+//! the domains: the catalogue (`catalogue`, shipped as `data/concepts.toml`),
 //! the challenges that only a domain can check — a twelve-tone canon or
 //! combinatorial pair, read by the strict serial gate ([`serial`]); a species
-//! device, read by the species gate ([`species`]) — and the embedded authors
+//! device, read by the species gate (`species`) — and the embedded authors
 //! that compose an example with those domains' harnesses.
 //!
 //! It sits above the domains so nothing cycles: Libretto knows no domain (it
@@ -24,9 +24,9 @@
 
 #![forbid(unsafe_code)]
 
-pub mod catalogue;
+mod catalogue;
 pub mod serial;
-pub mod species;
+mod species;
 
 pub use catalogue::{Catalogue, CatalogueError, ChallengeSpec, Concept, Example, Level};
 

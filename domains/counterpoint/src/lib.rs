@@ -9,24 +9,24 @@
 //! [`ReleaseGate`](cantus_framework::ReleaseGate) and a
 //! [`Proposer`](cantus_framework::Proposer), and nothing in the framework changes.
 //!
-//! * [`pitch`]: spelled notes, interval quality, the modal collection and ficta.
-//! * [`cantus`]: Fux's cantus firmi (shipped) and canti from files.
-//! * [`exercise`]: the exercise as moments (one per counterpoint note); to a score.
+//! * `pitch`: spelled notes, interval quality, the modal collection and ficta.
+//! * `cantus`: Fux's cantus firmi (shipped) and canti from files.
+//! * `exercise`: the exercise as moments (one per counterpoint note); to a score.
 //! * [`read`]: any score to an exercise (cantus voice, species, position inferred).
 //! * [`rules`]: the rule catalogue (ids of the shared rules document), shared by
 //!   the online verifier and the gate.
-//! * [`domain`], [`predicates`], [`rungs`], [`gate`], [`proposer`]: the framework
+//! * `domain`, [`predicates`], [`rungs`], `gate`, [`proposer`]: the framework
 //!   traits (the proposers: an embedded seeded search, and a model proposer over any
 //!   [`ModelBackend`](cantus_framework::ModelBackend)); [`compose`](mod@compose): the
 //!   whole run.
 #![forbid(unsafe_code)]
 
-pub mod cantus;
+mod cantus;
 pub mod compose;
-pub mod domain;
-pub mod exercise;
-pub mod gate;
-pub mod pitch;
+mod domain;
+mod exercise;
+mod gate;
+mod pitch;
 pub mod predicates;
 pub mod proposer;
 pub mod read;

@@ -5,15 +5,15 @@
 //! of its rules (held notes, empty bars, one cell repeated).
 //!
 //! * [`song`]: the piece as the original measures it (from text, or any score).
-//! * [`axes`]: the 29 axes, exactly as Libretto v2.2 computes them.
-//! * [`calibration`]: per-axis reference columns and percentiles; the original's
+//! * `axes`: the 29 axes, exactly as Libretto v2.2 computes them.
+//! * `calibration`: per-axis reference columns and percentiles; the original's
 //!   314-song table ships inside the crate.
 //! * [`fingerprint`](mod@fingerprint): raw value, percentile and extreme flag per axis.
 //! * [`fill`](mod@fill): gap filling, by a deterministic embedded proposer or a model
 //!   backend, both judged by the same gates.
 //! * [`copy`]: note-level copy risk, slid over bar offsets.
 //! * [`load`]: score files → layouts, with the readers' diagnostics.
-//! * [`gates`]: degeneracy, copy risk, style fit, novelty; [`measure`]: all of
+//! * `gates`: degeneracy, copy risk, style fit, novelty; `measure`: all of
 //!   them as a [`cantus_framework::Measure`] for `Engine::revise`.
 //! * [`reference`](mod@reference): the serial reference table of Cantus's own pieces, shipped
 //!   for the twelve-tone domain's revise loop.
@@ -23,15 +23,15 @@
 //!   extensions — one revise loop, each workflow's gates and score.
 #![forbid(unsafe_code)]
 
-pub mod axes;
-pub mod calibration;
+mod axes;
+mod calibration;
 pub mod copy;
 pub mod fill;
 pub mod fingerprint;
-pub mod gates;
+mod gates;
 pub mod load;
-pub mod measure;
-pub mod numeric;
+mod measure;
+mod numeric;
 pub mod reference;
 pub mod retrieval;
 pub mod song;

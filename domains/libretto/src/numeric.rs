@@ -205,6 +205,7 @@ impl<K: Eq + std::hash::Hash + Copy> OrderedCounts<K> {
     }
 
     /// The value of `key`, 0 when absent.
+    #[cfg(test)]
     pub fn get(&self, key: K) -> f64 {
         self.position(key).map_or(0.0, |i| self.entries[i].1)
     }

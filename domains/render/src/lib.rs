@@ -25,13 +25,13 @@ pub mod annotate;
 pub mod audio;
 pub mod blind;
 pub mod engrave;
-pub mod error;
-pub mod piece;
+mod error;
+mod piece;
 pub mod report;
 pub mod run;
 pub mod tools;
 pub mod trace;
-pub mod verdict;
+mod verdict;
 
 pub use error::{RenderError, Result, Tool};
 pub use piece::{DomainKind, Piece};

@@ -3,7 +3,7 @@
 //! * [`row`]: the row engine — 48 forms, matrix, labelling conventions, row theory, historical rows.
 //! * [`spec`]: what to write — a spec from TOML or compiled from an English brief.
 //! * [`blueprint`]: the spec cut into sections with every voice's row form (the schedule).
-//! * [`event`], [`state`], [`domain`]: the domain's events, online state and `Domain` impl.
+//! * [`event`], [`state`], `domain`: the domain's events, online state and `Domain` impl.
 //! * [`piece`]: between events and the shared score model.
 //! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
 //! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
@@ -15,7 +15,7 @@
 
 pub mod blueprint;
 pub mod compose;
-pub mod domain;
+mod domain;
 pub mod event;
 pub mod gate;
 pub mod piece;

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 ///
 /// Each part names its instrument (`<score-instrument>`, so notation programs
 /// import it without complaint) and gets the clef its range calls for
-/// ([`Clef::for_pitches`]: treble, treble_8 as a G clef an octave down, bass).
+/// (`Clef::for_pitches`: treble, treble_8 as a G clef an octave down, bass).
 /// A score without a key gets no key signature.
 ///
 /// Fails (never panics) on what MusicXML cannot hold, and on what the reader

@@ -10,7 +10,7 @@
 //! still short is returned as it is (the verifier and the gate judge it). Section,
 //! patch and rewrite requests (ladder rungs 4 and 5) and whole pieces (the revise
 //! loop) are answered. Every answer carries its tokens in [`Proposal::cost`] and a
-//! [`ModelExchange`] for the trace.
+//! [`ModelExchange`](cantus_framework::ModelExchange) for the trace.
 
 pub(crate) mod constraint;
 pub(crate) mod job;
