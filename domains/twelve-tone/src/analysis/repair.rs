@@ -1,0 +1,284 @@
+//! Repair after selection: giving an incomplete statement the tone it lacks.
+//!
+//! Taking statements best first can leave one short: when two statements sounding
+//! together both need a pitch class and two tones of it are there, the first one taken
+//! may have used the tone the second needed, although the other tone would have done
+//! for it as well. So for every missing position of every statement, a tone of the
+//! right pitch class between its neighbouring positions is taken if it is free, or if
+//! the statement holding it (both, for a tone two statements share in an elision) can
+//! use another free tone between its own neighbours instead (a swap that loses nothing
+//! and completes a position).
+//!
+//! When no single swap does, the incomplete statement and each statement holding a
+//! tone it could use are read again together, in both orders (the one searched first
+//! takes what it likes best, the other what is left), and the better pair is kept if
+//! it has more positions than before. Each change adds a position, so this ends; it
+//! runs a few passes over the statements.
+
+use super::search::{Chain, Claim, NONE, SearchParams, Searcher};
+use super::select::{Forms, Selection, take};
+use super::texture::Texture;
+
+/// Passes over all statements.
+const PASSES: usize = 3;
+
+/// Fills what missing positions it can (see the module docs).
+pub(crate) fn repair(tex: &Texture, forms: &Forms, sel: &mut Selection, p: &SearchParams) {
+    let mut searcher = Searcher::default();
+    for _ in 0..PASSES {
+        let mut changed = false;
+        for v in 0..sel.statements.len() {
+            for k in 0..12 {
+                if sel.statements[v].tones[k] == NONE && fill(tex, forms, sel, v, k, p.window) {
+                    changed = true;
+                }
+            }
+            if sel.statements[v].found < 12 {
+                for s in rivals(tex, forms, sel, v, p.window) {
+                    if reroute(tex, forms, sel, &mut searcher, p, v, s) {
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Statements holding a tone that could sound a missing position of `v`.
+fn rivals(tex: &Texture, forms: &Forms, sel: &Selection, v: usize, window: u32) -> Vec<usize> {
+    let pcs = &forms.pcs[usize::from(sel.statements[v].form)];
+    let mut out: Vec<usize> = Vec::new();
+    for (k, &pc) in pcs.iter().enumerate() {
+        if sel.statements[v].tones[k] != NONE {
+            continue;
+        }
+        for x in slot(tex, sel, v, k, pc, window) {
+            let c = sel.claims[x as usize];
+            if c.stmt != NONE && c.stmt as usize != v && !out.contains(&(c.stmt as usize)) {
+                out.push(c.stmt as usize);
+            }
+        }
+    }
+    out
+}
+
+/// Whether statement `s` shares tones with another (an elision): it is left alone.
+fn elided(sel: &Selection, s: usize) -> bool {
+    let c = &sel.statements[s];
+    c.elided_head.is_some()
+        || c.elided_tail.is_some()
+        || c.tones
+            .iter()
+            .any(|&t| t != NONE && sel.claims[t as usize].shared)
+}
+
+/// Frees the tones of statement `s`.
+fn release(sel: &mut Selection, s: usize) {
+    for t in sel.statements[s].tones {
+        if t != NONE && sel.claims[t as usize].stmt as usize == s {
+            sel.claims[t as usize] = Claim::FREE;
+        }
+    }
+}
+
+/// Where statement `s` begins: its first tone and that tone's position.
+fn seed(chain: &Chain) -> Option<(u32, u8)> {
+    (0..12u8)
+        .find(|&k| chain.tones[usize::from(k)] != NONE)
+        .map(|k| (chain.tones[usize::from(k)], k))
+}
+
+/// Reads statements `v` and `s` again together (see the module docs); whether the
+/// pair gained positions.
+fn reroute(
+    tex: &Texture,
+    forms: &Forms,
+    sel: &mut Selection,
+    searcher: &mut Searcher,
+    p: &SearchParams,
+    v: usize,
+    s: usize,
+) -> bool {
+    if elided(sel, v) || elided(sel, s) {
+        return false;
+    }
+    let old = [sel.statements[v], sel.statements[s]];
+    let (Some(seed_v), Some(seed_s)) = (seed(&old[0]), seed(&old[1])) else {
+        return false;
+    };
+    let before = (
+        u32::from(old[0].found) + u32::from(old[1].found),
+        old[0].score + old[1].score,
+    );
+    release(sel, v);
+    release(sel, s);
+    let mut best: Option<((u32, i32), [Chain; 2])> = None;
+    for order in [[(v, seed_v), (s, seed_s)], [(s, seed_s), (v, seed_v)]] {
+        let mut got: Vec<(usize, Chain)> = Vec::with_capacity(2);
+        for (x, (tone, start)) in order {
+            let form = sel.statements[x].form;
+            let pcs = &forms.pcs[usize::from(form)];
+            if let Some(chain) = searcher.best(tex, &sel.claims, pcs, form, tone, start, p) {
+                take(&mut sel.claims, &chain, x as u32);
+                got.push((x, chain));
+            }
+        }
+        for &(x, _) in &got {
+            sel.statements[x] = got
+                .iter()
+                .find(|g| g.0 == x)
+                .map_or(sel.statements[x], |g| g.1);
+            release(sel, x);
+        }
+        if got.len() == 2 {
+            let pair = if got[0].0 == v {
+                [got[0].1, got[1].1]
+            } else {
+                [got[1].1, got[0].1]
+            };
+            let value = (
+                u32::from(pair[0].found) + u32::from(pair[1].found),
+                pair[0].score + pair[1].score,
+            );
+            if best.as_ref().is_none_or(|(b, _)| value > *b) {
+                best = Some((value, pair));
+            }
+        }
+    }
+    let (chosen, gained) = match best {
+        Some((value, pair)) if value.0 > before.0 => (pair, true),
+        _ => (old, false),
+    };
+    sel.statements[v] = chosen[0];
+    sel.statements[s] = chosen[1];
+    take(&mut sel.claims, &chosen[0], v as u32);
+    take(&mut sel.claims, &chosen[1], s as u32);
+    gained
+}
+
+/// The tones between which position `k` of statement `s` must sound: the nearest
+/// found positions before and after it (either may be absent).
+pub(crate) fn neighbours(sel: &Selection, s: usize, k: usize) -> (Option<u32>, Option<u32>) {
+    let tones = &sel.statements[s].tones;
+    let before = tones[..k].iter().rev().copied().find(|&t| t != NONE);
+    let after = tones[k + 1..].iter().copied().find(|&t| t != NONE);
+    (before, after)
+}
+
+/// Tones of pitch class `pc` that may sound position `k` of statement `s`, nearest
+/// to its neighbours first.
+pub(crate) fn slot(
+    tex: &Texture,
+    sel: &Selection,
+    s: usize,
+    k: usize,
+    pc: u8,
+    window: u32,
+) -> Vec<u32> {
+    let (before, after) = neighbours(sel, s, k);
+    let (lo, hi) = match (before, after) {
+        (Some(b), Some(_)) => (tex.block_start(b), u32::MAX),
+        (Some(b), None) => (tex.block_start(b), b.saturating_add(window)),
+        (None, Some(a)) => (a.saturating_sub(window), a),
+        (None, None) => return Vec::new(),
+    };
+    let block_of = |t: u32| tex.tones[t as usize].block;
+    let list = &tex.by_pc[usize::from(pc)];
+    let from = list.partition_point(|&t| t < lo);
+    let mut out: Vec<u32> = list[from..]
+        .iter()
+        .copied()
+        .take_while(|&t| after.is_none_or(|a| block_of(t) <= block_of(a)) && t <= hi)
+        .filter(|&t| before.is_none_or(|b| block_of(t) >= block_of(b)))
+        .collect();
+    // Nearest the previous position first (a line goes on as soon as it can).
+    out.sort_by_key(|&t| t.abs_diff(before.unwrap_or(t)));
+    out
+}
+
+/// Tries to give position `k` of statement `v` a tone; whether it did.
+fn fill(
+    tex: &Texture,
+    forms: &Forms,
+    sel: &mut Selection,
+    v: usize,
+    k: usize,
+    window: u32,
+) -> bool {
+    let pc = forms.pcs[usize::from(sel.statements[v].form)][k];
+    for x in slot(tex, sel, v, k, pc, window) {
+        let claim = sel.claims[x as usize];
+        if claim.stmt == NONE {
+            put(sel, v, k, x);
+            return true;
+        }
+        if claim.stmt as usize == v || sel.statements[v].tones.contains(&x) {
+            continue;
+        }
+        if free_up(tex, sel, x, pc, window) {
+            put(sel, v, k, x);
+            return true;
+        }
+    }
+    false
+}
+
+/// Moves whoever holds tone `x` (of pitch class `pc`) to another free tone that fits
+/// them as well — both statements of an elision, if `x` is shared; whether it could.
+pub(crate) fn free_up(tex: &Texture, sel: &mut Selection, x: u32, pc: u8, window: u32) -> bool {
+    let claim = sel.claims[x as usize];
+    let (s, j) = (claim.stmt as usize, usize::from(claim.pos));
+    let partner = if claim.shared {
+        sharer(sel, s, x)
+    } else {
+        None
+    };
+    if claim.shared && partner.is_none() {
+        return false;
+    }
+    let fits_partner = |sel: &Selection, y: u32| {
+        partner.is_none_or(|(t, i)| slot(tex, sel, t, i, pc, window).contains(&y))
+    };
+    let alternative = slot(tex, sel, s, j, pc, window)
+        .into_iter()
+        .find(|&y| y != x && sel.claims[y as usize].stmt == NONE && fits_partner(sel, y));
+    let Some(y) = alternative else {
+        return false;
+    };
+    sel.claims[x as usize] = Claim::FREE;
+    put(sel, s, j, y);
+    if let Some((t, i)) = partner {
+        sel.statements[t].tones[i] = y;
+        sel.claims[y as usize].shared = true;
+    }
+    true
+}
+
+/// The statement other than `owner` that also sounds tone `x` (an elision), and at
+/// which position.
+fn sharer(sel: &Selection, owner: usize, x: u32) -> Option<(usize, usize)> {
+    sel.statements.iter().enumerate().find_map(|(t, c)| {
+        if t == owner {
+            return None;
+        }
+        c.tones.iter().position(|&u| u == x).map(|i| (t, i))
+    })
+}
+
+/// Tone `t` becomes position `k` of statement `s`.
+pub(crate) fn put(sel: &mut Selection, s: usize, k: usize, t: u32) {
+    let chain = &mut sel.statements[s];
+    if chain.tones[k] == NONE {
+        chain.found += 1;
+    }
+    chain.tones[k] = t;
+    sel.claims[t as usize] = Claim {
+        stmt: s as u32,
+        pos: k as u8,
+        shared: false,
+    };
+}
