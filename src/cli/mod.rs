@@ -47,7 +47,8 @@ enum Command {
     Compose(compose::Args),
     /// Compose every brief of a bank file (resumable; a progress bar on a terminal).
     Bank(bank::Args),
-    /// Judge any piece by a domain's release gate (twelve-tone, or --domain counterpoint).
+    /// Judge any piece by a domain's strict release gate (twelve-tone, or --domain
+    /// counterpoint): for generated pieces; to analyse music people wrote, use analyze.
     Verify(verify::Args),
     /// Analyse a piece people wrote: row statements across the whole texture, elisions,
     /// canons, notes left unexplained (use verify to judge a generated piece).

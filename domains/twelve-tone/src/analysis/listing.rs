@@ -112,8 +112,8 @@ impl Analysis {
                         .map_or_else(String::new, |n| format!(" ({n})"));
                     write!(
                         f,
-                        "; the best, {}{rname}, explains {} of {} notes",
-                        r.row, r.explained, self.notes
+                        "; the best, {}{rname}, explains {} of {} notes, {} by complete statements",
+                        r.row, r.explained, self.notes, r.explained_by_complete
                     )?;
                 }
                 writeln!(f, ")")?;
@@ -128,12 +128,13 @@ impl Analysis {
         let complete = self.statements.iter().filter(|s| s.complete).count();
         writeln!(
             f,
-            "Verdict: {verdict}: {} of {} notes explained ({}) by {} statements ({complete} complete, {} incomplete)",
+            "Verdict: {verdict}: {} of {} notes explained ({}) by {} statements ({complete} complete, {} incomplete); {} by complete statements",
             self.explained,
             self.notes,
             percent(self.explained, self.notes),
             self.statements.len(),
-            self.statements.len() - complete
+            self.statements.len() - complete,
+            percent(self.explained_by_complete, self.notes)
         )?;
         if self.row.is_some() {
             writeln!(

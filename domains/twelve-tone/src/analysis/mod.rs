@@ -120,17 +120,18 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
         candidates: 3,
         max_skip: 2,
         min_found: options.min_positions,
+        elision: true,
         weights: Weights::DEFAULT,
     };
     if let Some(row) = options.row {
-        let run = Run::new(&tex, &row, &params);
+        let run = Run::new(score, &tex, &row, &params);
         return Ok(run.report(score, &tex, RowSource::Given, infer::name(&row), 0));
     }
     let sequences = infer::sequences(score, &tex);
     let candidates = infer::candidates(&sequences);
     let mut best: Option<(Run, Option<&'static HistoricalRow>)> = None;
     for c in candidates.iter().take(infer::ANALYSED) {
-        let run = Run::new(&tex, &c.row, &params);
+        let run = Run::new(score, &tex, &c.row, &params);
         if best
             .as_ref()
             .is_none_or(|(b, _)| run.explained > b.explained)
@@ -140,9 +141,7 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
     }
     let tried = candidates.len();
     match best {
-        Some((run, name))
-            if Verdict::of(run.explained, tex.notes.len()) != Verdict::NotTwelveTone =>
-        {
+        Some((run, name)) if run.verdict(&tex) != Verdict::NotTwelveTone => {
             Ok(run.report(score, &tex, RowSource::Inferred, name, tried))
         }
         best => Ok(not_found(score, &tex, best, tried)),
@@ -156,11 +155,13 @@ struct Run {
     sel: Selection,
     roles: Vec<ToneRole>,
     explained: usize,
+    /// Of them, those explained by complete statements.
+    in_complete: usize,
     min_positions: u8,
 }
 
 impl Run {
-    fn new(tex: &Texture, row: &Row, params: &SearchParams) -> Run {
+    fn new(score: &Score, tex: &Texture, row: &Row, params: &SearchParams) -> Run {
         let forms = Forms::new(&FormTable::new(row, Convention::ZeroCentred));
         let tight = SearchParams {
             window: params.far,
@@ -172,16 +173,21 @@ impl Run {
         repair::repair(tex, &forms, &mut sel, params);
         align::align(tex, &forms, &mut sel, params.window);
         repair::repair(tex, &forms, &mut sel, params);
-        let roles = absorb::roles(tex, &sel);
-        let explained = report::explained_notes(tex, &roles);
+        let roles = absorb::roles(score, tex, &sel);
+        let (explained, in_complete) = report::explained_notes(tex, &sel, &roles);
         Run {
             row: *row,
             forms,
             sel,
             roles,
             explained,
+            in_complete,
             min_positions: params.min_found,
         }
+    }
+
+    fn verdict(&self, tex: &Texture) -> Verdict {
+        Verdict::of(self.explained, self.in_complete, tex.notes.len())
     }
 
     fn report(
@@ -221,9 +227,10 @@ impl Run {
             row_name: name.map(|h| h.id.clone()),
             row_source: source,
             rows_tried: tried,
-            verdict: Verdict::of(self.explained, tex.notes.len()),
+            verdict: self.verdict(tex),
             notes: tex.notes.len(),
             explained: self.explained,
+            explained_by_complete: self.in_complete,
             statements,
             elisions,
             canons,
@@ -246,9 +253,10 @@ fn not_found(
         row_name: None,
         row_source: RowSource::NotFound,
         rows_tried: tried,
-        verdict: Verdict::of(0, tex.notes.len()),
+        verdict: Verdict::of(0, 0, tex.notes.len()),
         notes: tex.notes.len(),
         explained: 0,
+        explained_by_complete: 0,
         statements: Vec::new(),
         elisions: Vec::new(),
         canons: Vec::new(),
@@ -257,6 +265,7 @@ fn not_found(
             row: run.row,
             row_name: name.map(|h| h.id.clone()),
             explained: run.explained,
+            explained_by_complete: run.in_complete,
         }),
     }
 }

@@ -26,13 +26,14 @@ const PASSES: usize = 3;
 pub(crate) fn repair(tex: &Texture, forms: &Forms, sel: &mut Selection, p: &SearchParams) {
     let mut searcher = Searcher::default();
     for _ in 0..PASSES {
-        let mut changed = false;
+        // Free tones first go to the statements that lack them; only then are
+        // elisions and pairs read again (which may take free tones too).
+        let mut changed = fill_all(tex, forms, sel, p.window);
+        for s in 0..sel.statements.len() {
+            changed |= unelide(tex, forms, sel, &mut searcher, p, s);
+        }
+        changed |= fill_all(tex, forms, sel, p.window);
         for v in 0..sel.statements.len() {
-            for k in 0..12 {
-                if sel.statements[v].tones[k] == NONE && fill(tex, forms, sel, v, k, p.window) {
-                    changed = true;
-                }
-            }
             if sel.statements[v].found < 12 {
                 for s in rivals(tex, forms, sel, v, p.window) {
                     if reroute(tex, forms, sel, &mut searcher, p, v, s) {
@@ -48,7 +49,95 @@ pub(crate) fn repair(tex: &Texture, forms: &Forms, sel: &mut Selection, p: &Sear
     }
 }
 
-/// Statements holding a tone that could sound a missing position of `v`.
+/// Fills missing positions until none can be; whether any was.
+fn fill_all(tex: &Texture, forms: &Forms, sel: &mut Selection, window: u32) -> bool {
+    let mut any = false;
+    loop {
+        let mut filled = false;
+        for v in 0..sel.statements.len() {
+            for k in 0..12 {
+                if sel.statements[v].tones[k] == NONE && fill(tex, forms, sel, v, k, window) {
+                    filled = true;
+                }
+            }
+        }
+        any |= filled;
+        if !filled {
+            return any;
+        }
+    }
+}
+
+/// Reads statement `s` again without sharing, if it shares another's notes, and
+/// keeps that reading if it sounds more notes of its own: an elision is a reading
+/// of last resort, and one found while the statement's own notes were still held
+/// elsewhere may be a misreading. Whether it changed.
+fn unelide(
+    tex: &Texture,
+    forms: &Forms,
+    sel: &mut Selection,
+    searcher: &mut Searcher,
+    p: &SearchParams,
+    s: usize,
+) -> bool {
+    let old = sel.statements[s];
+    if old.elided_head.is_none() && old.elided_tail.is_none() {
+        return false;
+    }
+    let before = old
+        .tones
+        .iter()
+        .filter(|&&t| t != NONE && sel.claims[t as usize].stmt as usize == s)
+        .count();
+    let Some(first) = (0..12).find(|&k| {
+        let t = old.tones[k];
+        t != NONE && sel.claims[t as usize].stmt as usize == s
+    }) else {
+        return false;
+    };
+    for &t in &old.tones {
+        if t == NONE {
+            continue;
+        }
+        let c = &mut sel.claims[t as usize];
+        if c.stmt as usize == s {
+            *c = Claim::FREE;
+        } else {
+            c.shared = false;
+        }
+    }
+    let alone = SearchParams {
+        elision: false,
+        ..*p
+    };
+    let pcs = &forms.pcs[usize::from(old.form)];
+    let anchor = old.tones[first];
+    let mut seeds: Vec<(u32, u8)> = vec![(anchor, first as u8)];
+    for k in 0..=super::select::MAX_START {
+        let list = &tex.by_pc[usize::from(pcs[usize::from(k)])];
+        let from = list.partition_point(|&t| t < anchor.saturating_sub(p.window));
+        for &t in list[from..].iter().take_while(|&&t| t <= anchor) {
+            if sel.claims[t as usize].stmt == NONE {
+                seeds.push((t, k));
+            }
+        }
+    }
+    let best = seeds
+        .into_iter()
+        .filter_map(|(t, k)| searcher.best(tex, &sel.claims, pcs, old.form, t, k, &alone))
+        .max_by_key(|c| c.score);
+    // Read without sharing, every tone of the new reading is its own.
+    if let Some(chain) = best.filter(|c| usize::from(c.found) > before) {
+        take(&mut sel.claims, &chain, s as u32);
+        sel.statements[s] = chain;
+        return true;
+    }
+    take(&mut sel.claims, &old, s as u32);
+    false
+}
+
+/// Statements holding a tone that could sound a missing position of `v`, then the
+/// others sounding while `v` does (nearest first).
 fn rivals(tex: &Texture, forms: &Forms, sel: &Selection, v: usize, window: u32) -> Vec<usize> {
     let pcs = &forms.pcs[usize::from(sel.statements[v].form)];
     let mut out: Vec<usize> = Vec::new();
@@ -63,8 +152,29 @@ fn rivals(tex: &Texture, forms: &Forms, sel: &Selection, v: usize, window: u32) 
             }
         }
     }
+    let span = |s: usize| {
+        let found = sel.statements[s]
+            .tones
+            .iter()
+            .filter(|&&t| t != NONE)
+            .copied();
+        (found.clone().min().unwrap_or(0), found.max().unwrap_or(0))
+    };
+    let (lo, hi) = span(v);
+    let mut near: Vec<(u32, usize)> = (0..sel.statements.len())
+        .filter(|&s| s != v && !out.contains(&s))
+        .filter_map(|s| {
+            let (a, b) = span(s);
+            (a <= hi && lo <= b).then(|| (a.abs_diff(lo), s))
+        })
+        .collect();
+    near.sort_unstable();
+    out.extend(near.into_iter().take(MAX_RIVALS).map(|(_, s)| s));
     out
 }
+
+/// Statements sounding at the same time tried as partners of an incomplete one.
+const MAX_RIVALS: usize = 6;
 
 /// Whether statement `s` shares tones with another (an elision): it is left alone.
 fn elided(sel: &Selection, s: usize) -> bool {
@@ -90,6 +200,32 @@ fn seed(chain: &Chain) -> Option<(u32, u8)> {
     (0..12u8)
         .find(|&k| chain.tones[usize::from(k)] != NONE)
         .map(|k| (chain.tones[usize::from(k)], k))
+}
+
+/// Where a statement read again may begin: where it began (`anchor`, a tone and its
+/// position), or on a free tone of one of its first three pitch classes near there.
+fn seeds_near(
+    tex: &Texture,
+    sel: &Selection,
+    pcs: &[u8; 12],
+    anchor: (u32, u8),
+    window: u32,
+) -> Vec<(u32, u8)> {
+    let mut out = vec![anchor];
+    let (lo, hi) = (
+        anchor.0.saturating_sub(window / 2),
+        anchor.0.saturating_add(window / 2),
+    );
+    for k in 0..=super::select::MAX_START {
+        let list = &tex.by_pc[usize::from(pcs[usize::from(k)])];
+        let from = list.partition_point(|&t| t < lo);
+        for &t in list[from..].iter().take_while(|&&t| t <= hi) {
+            if sel.claims[t as usize].stmt == NONE && !out.contains(&(t, k)) {
+                out.push((t, k));
+            }
+        }
+    }
+    out
 }
 
 /// Reads statements `v` and `s` again together (see the module docs); whether the
@@ -119,10 +255,14 @@ fn reroute(
     let mut best: Option<((u32, i32), [Chain; 2])> = None;
     for order in [[(v, seed_v), (s, seed_s)], [(s, seed_s), (v, seed_v)]] {
         let mut got: Vec<(usize, Chain)> = Vec::with_capacity(2);
-        for (x, (tone, start)) in order {
+        for (x, anchor) in order {
             let form = sel.statements[x].form;
             let pcs = &forms.pcs[usize::from(form)];
-            if let Some(chain) = searcher.best(tex, &sel.claims, pcs, form, tone, start, p) {
+            let found = seeds_near(tex, sel, pcs, anchor, p.window)
+                .into_iter()
+                .filter_map(|(t, k)| searcher.best(tex, &sel.claims, pcs, form, t, k, p))
+                .max_by_key(|c| (c.found, c.score));
+            if let Some(chain) = found {
                 take(&mut sel.claims, &chain, x as u32);
                 got.push((x, chain));
             }
@@ -227,10 +367,33 @@ fn fill(
     false
 }
 
-/// Moves whoever holds tone `x` (of pitch class `pc`) to another free tone that fits
-/// them as well — both statements of an elision, if `x` is shared; whether it could.
+/// Moves whoever holds tone `x` (of pitch class `pc`) to another tone that fits
+/// them as well — both statements of an elision, if `x` is shared — a free one, or
+/// one whose holder can in turn move (up to [`DEPTH`] holders in a chain); whether
+/// it could.
 pub(crate) fn free_up(tex: &Texture, sel: &mut Selection, x: u32, pc: u8, window: u32) -> bool {
+    free_up_within(tex, sel, x, pc, window, DEPTH, &mut Vec::new())
+}
+
+/// Holders moved in a chain at most, to free one tone.
+const DEPTH: usize = 3;
+
+fn free_up_within(
+    tex: &Texture,
+    sel: &mut Selection,
+    x: u32,
+    pc: u8,
+    window: u32,
+    depth: usize,
+    visiting: &mut Vec<u32>,
+) -> bool {
     let claim = sel.claims[x as usize];
+    if claim.stmt == NONE {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
     let (s, j) = (claim.stmt as usize, usize::from(claim.pos));
     let partner = if claim.shared {
         sharer(sel, s, x)
@@ -240,20 +403,74 @@ pub(crate) fn free_up(tex: &Texture, sel: &mut Selection, x: u32, pc: u8, window
     if claim.shared && partner.is_none() {
         return false;
     }
-    let fits_partner = |sel: &Selection, y: u32| {
-        partner.is_none_or(|(t, i)| slot(tex, sel, t, i, pc, window).contains(&y))
-    };
-    let alternative = slot(tex, sel, s, j, pc, window)
+    visiting.push(x);
+    let options: Vec<u32> = slot(tex, sel, s, j, pc, window)
         .into_iter()
-        .find(|&y| y != x && sel.claims[y as usize].stmt == NONE && fits_partner(sel, y));
-    let Some(y) = alternative else {
-        return false;
+        .filter(|&y| {
+            !visiting.contains(&y)
+                && !sel.claims[y as usize].shared
+                && partner.is_none_or(|(t, i)| slot(tex, sel, t, i, pc, window).contains(&y))
+        })
+        .collect();
+    // Free tones first, then tones whose holders can move on.
+    let (free, held): (Vec<u32>, Vec<u32>) = options
+        .into_iter()
+        .partition(|&y| sel.claims[y as usize].stmt == NONE);
+    let mut moved = None;
+    for y in free.into_iter().chain(held) {
+        if sel.claims[y as usize].stmt == NONE
+            || (partner.is_none() && free_up_within(tex, sel, y, pc, window, depth - 1, visiting))
+        {
+            moved = Some(y);
+            break;
+        }
+    }
+    visiting.pop();
+    let Some(y) = moved else {
+        return partner.is_none() && elide_instead(tex, sel, x, s, j, pc, window);
     };
     sel.claims[x as usize] = Claim::FREE;
     put(sel, s, j, y);
     if let Some((t, i)) = partner {
         sel.statements[t].tones[i] = y;
         sel.claims[y as usize].shared = true;
+    }
+    true
+}
+
+/// Frees tone `x`, position `j` of statement `s`, by letting `s` share another
+/// statement's last note instead when `x` is `s`'s first (or share its first when
+/// `x` is `s`'s last): an elision of one note; whether it could.
+fn elide_instead(
+    tex: &Texture,
+    sel: &mut Selection,
+    x: u32,
+    s: usize,
+    j: usize,
+    pc: u8,
+    window: u32,
+) -> bool {
+    let (edge, other_edge) = match j {
+        0 if sel.statements[s].elided_head.is_none() => (0usize, 11u8),
+        11 if sel.statements[s].elided_tail.is_none() => (11, 0),
+        _ => return false,
+    };
+    let shareable = slot(tex, sel, s, edge, pc, window).into_iter().find(|&y| {
+        let c = sel.claims[y as usize];
+        y != x && c.stmt != NONE && c.stmt as usize != s && !c.shared && c.pos == other_edge
+    });
+    let Some(y) = shareable else {
+        return false;
+    };
+    let partner = sel.claims[y as usize].stmt;
+    sel.claims[x as usize] = Claim::FREE;
+    sel.claims[y as usize].shared = true;
+    let chain = &mut sel.statements[s];
+    chain.tones[edge] = y;
+    if edge == 0 {
+        chain.elided_head = Some((partner, 1));
+    } else {
+        chain.elided_tail = Some((partner, 1));
     }
     true
 }

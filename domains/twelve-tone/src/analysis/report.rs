@@ -24,27 +24,32 @@ pub enum RowSource {
 }
 
 /// What the analysis concludes about the piece as a whole.
+///
+/// Both how much is explained and how much of it by *complete* statements count: any
+/// texture with enough pitch classes holds stretches that read as most of some row
+/// form, but only twelve-tone music is made of whole statements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// At least 80% of the notes belong to row statements.
+    /// At least 80% of the notes belong to statements, at least half to complete ones.
     TwelveTone,
-    /// 40–80%: statements are there, but much is not explained by them.
+    /// At least 40% belong to statements, at least a fifth to complete ones.
     PartlyTwelveTone,
-    /// Under 40%, or no row found: not (or not recognisably) twelve-tone.
+    /// Less, or no row found: not (or not recognisably) twelve-tone.
     NotTwelveTone,
     /// The piece has no notes.
     Empty,
 }
 
 impl Verdict {
-    /// The verdict for `explained` of `notes` notes.
-    pub fn of(explained: usize, notes: usize) -> Verdict {
+    /// The verdict for `explained` of `notes` notes, `in_complete` of them by
+    /// complete statements.
+    pub fn of(explained: usize, in_complete: usize, notes: usize) -> Verdict {
         if notes == 0 {
             Verdict::Empty
-        } else if explained * 5 >= notes * 4 {
+        } else if explained * 5 >= notes * 4 && in_complete * 2 >= notes {
             Verdict::TwelveTone
-        } else if explained * 5 >= notes * 2 {
+        } else if explained * 5 >= notes * 2 && in_complete * 5 >= notes {
             Verdict::PartlyTwelveTone
         } else {
             Verdict::NotTwelveTone
@@ -171,6 +176,8 @@ pub struct Analysis {
     pub notes: usize,
     /// Notes some statement explains (positions, doublings, repetitions).
     pub explained: usize,
+    /// Of them, notes complete statements explain.
+    pub explained_by_complete: usize,
     pub statements: Vec<Statement>,
     pub elisions: Vec<Elision>,
     pub canons: Vec<Canon>,
@@ -186,6 +193,8 @@ pub struct Rejected {
     pub row_name: Option<String>,
     /// Notes it explained.
     pub explained: usize,
+    /// Of them, notes explained by complete statements.
+    pub explained_by_complete: usize,
 }
 
 impl Analysis {
@@ -397,12 +406,25 @@ fn push_notes(
     }
 }
 
-/// Notes explained by some statement.
-pub(crate) fn explained_notes(tex: &Texture, roles: &[ToneRole]) -> usize {
-    roles
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| **r != ToneRole::Unexplained)
-        .map(|(t, _)| tex.tones[t].count as usize)
-        .sum()
+/// Notes explained by some statement, and those of them explained by complete ones.
+pub(crate) fn explained_notes(
+    tex: &Texture,
+    sel: &Selection,
+    roles: &[ToneRole],
+) -> (usize, usize) {
+    let complete = |s: u32| sel.statements[s as usize].found == 12;
+    let mut out = (0, 0);
+    for (t, r) in roles.iter().enumerate() {
+        let notes = tex.tones[t].count as usize;
+        match *r {
+            ToneRole::Unexplained => {}
+            ToneRole::Position { stmt, .. } | ToneRole::Repetition { stmt, .. } => {
+                out.0 += notes;
+                if complete(stmt) {
+                    out.1 += notes;
+                }
+            }
+        }
+    }
+    out
 }

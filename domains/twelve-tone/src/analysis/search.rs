@@ -104,6 +104,8 @@ pub(crate) struct SearchParams {
     pub max_skip: u8,
     /// Fewest positions a statement must have.
     pub min_found: u8,
+    /// Whether a statement may share another's tones (an elision).
+    pub elision: bool,
     pub weights: Weights,
 }
 
@@ -173,7 +175,7 @@ impl Searcher {
         let claim = claims[seed as usize];
         let (phase, partner, partner_pos, shared) = if claim.stmt == NONE {
             (Phase::Free, NONE, 0, 0)
-        } else if claim.is_tail() && start == 0 {
+        } else if p.elision && claim.is_tail() && start == 0 {
             (Phase::Prefix, claim.stmt, claim.pos, 1)
         } else {
             return None;
@@ -247,8 +249,8 @@ impl Searcher {
             i += 1;
             let c = claims[x as usize];
             let usable = c.stmt == NONE
-                || (c.is_tail() && layer < MAX_ELISION)
-                || (c.is_head() && layer >= 12 - MAX_ELISION);
+                || (p.elision && c.is_tail() && layer < MAX_ELISION)
+                || (p.elision && c.is_head() && layer >= 12 - MAX_ELISION);
             if usable {
                 self.candidates.push(x);
                 if x >= latest {

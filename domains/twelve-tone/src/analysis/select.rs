@@ -101,7 +101,9 @@ fn pass(
         let t = t as u32;
         for f in 0..forms.pcs.len() {
             let start = forms.position[f][usize::from(tone.pc)];
-            if start > MAX_START {
+            // A statement may lack at most 12 - min_found positions, its first ones
+            // among them.
+            if start > MAX_START || start > 12 - p.min_found.min(12) {
                 continue;
             }
             let order = u64::from(t) * 64 + f as u64;
