@@ -119,7 +119,7 @@ fn place(
         put(sel, s, k, y);
         return true;
     }
-    if claim.shared || claim.stmt as usize == s {
+    if claim.shared() || claim.stmt as usize == s {
         return false;
     }
     let (holder, j) = (claim.stmt as usize, usize::from(claim.pos));
@@ -131,7 +131,7 @@ fn place(
         return false;
     }
     // A swap: the holder takes `x`, if `x` fits between its neighbours.
-    if sel.claims[x as usize].shared || !slot(tex, sel, holder, j, pc, window).contains(&x) {
+    if sel.claims[x as usize].shared() || !slot(tex, sel, holder, j, pc, window).contains(&x) {
         return false;
     }
     put(sel, holder, j, x);

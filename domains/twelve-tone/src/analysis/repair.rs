@@ -33,9 +33,10 @@ pub(crate) fn repair(tex: &Texture, forms: &Forms, sel: &mut Selection, p: &Sear
             changed |= unelide(tex, forms, sel, &mut searcher, p, s);
         }
         changed |= fill_all(tex, forms, sel, p.window);
+        let spans = Spans::new(sel);
         for v in 0..sel.statements.len() {
             if sel.statements[v].found < 12 {
-                for s in rivals(tex, forms, sel, v, p.window) {
+                for s in rivals(tex, forms, sel, &spans, v, p.window) {
                     if reroute(tex, forms, sel, &mut searcher, p, v, s) {
                         changed = true;
                         break;
@@ -103,7 +104,7 @@ fn unelide(
         if c.stmt as usize == s {
             *c = Claim::FREE;
         } else {
-            c.shared = false;
+            c.sharer = NONE;
         }
     }
     let alone = SearchParams {
@@ -136,9 +137,56 @@ fn unelide(
     false
 }
 
+/// Where each statement begins and ends (its first and last tones), sorted by
+/// beginning, to find the statements sounding together without scanning them all.
+struct Spans {
+    /// `(first, last, statement)`.
+    spans: Vec<(u32, u32, usize)>,
+    longest: u32,
+}
+
+impl Spans {
+    fn new(sel: &Selection) -> Spans {
+        let mut spans: Vec<(u32, u32, usize)> = sel
+            .statements
+            .iter()
+            .enumerate()
+            .filter_map(|(s, c)| {
+                let found = c.tones.iter().filter(|&&t| t != NONE).copied();
+                Some((found.clone().min()?, found.max()?, s))
+            })
+            .collect();
+        spans.sort_unstable();
+        let longest = spans.iter().map(|&(a, b, _)| b - a).max().unwrap_or(0);
+        Spans { spans, longest }
+    }
+
+    /// Statements whose span (as indexed) meets `lo..=hi`, nearest beginning first.
+    fn meeting(&self, lo: u32, hi: u32) -> Vec<(u32, usize)> {
+        let from = self
+            .spans
+            .partition_point(|&(a, _, _)| a < lo.saturating_sub(self.longest));
+        let mut out: Vec<(u32, usize)> = self.spans[from..]
+            .iter()
+            .take_while(|&&(a, _, _)| a <= hi)
+            .filter(|&&(_, b, _)| b >= lo)
+            .map(|&(a, _, s)| (a.abs_diff(lo), s))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
 /// Statements holding a tone that could sound a missing position of `v`, then the
 /// others sounding while `v` does (nearest first).
-fn rivals(tex: &Texture, forms: &Forms, sel: &Selection, v: usize, window: u32) -> Vec<usize> {
+fn rivals(
+    tex: &Texture,
+    forms: &Forms,
+    sel: &Selection,
+    spans: &Spans,
+    v: usize,
+    window: u32,
+) -> Vec<usize> {
     let pcs = &forms.pcs[usize::from(sel.statements[v].form)];
     let mut out: Vec<usize> = Vec::new();
     for (k, &pc) in pcs.iter().enumerate() {
@@ -152,24 +200,22 @@ fn rivals(tex: &Texture, forms: &Forms, sel: &Selection, v: usize, window: u32) 
             }
         }
     }
-    let span = |s: usize| {
-        let found = sel.statements[s]
-            .tones
-            .iter()
-            .filter(|&&t| t != NONE)
-            .copied();
-        (found.clone().min().unwrap_or(0), found.max().unwrap_or(0))
+    let found = sel.statements[v]
+        .tones
+        .iter()
+        .filter(|&&t| t != NONE)
+        .copied();
+    let (Some(lo), Some(hi)) = (found.clone().min(), found.max()) else {
+        return out;
     };
-    let (lo, hi) = span(v);
-    let mut near: Vec<(u32, usize)> = (0..sel.statements.len())
+    let near = spans
+        .meeting(lo, hi)
+        .into_iter()
+        .map(|(_, s)| s)
         .filter(|&s| s != v && !out.contains(&s))
-        .filter_map(|s| {
-            let (a, b) = span(s);
-            (a <= hi && lo <= b).then(|| (a.abs_diff(lo), s))
-        })
-        .collect();
-    near.sort_unstable();
-    out.extend(near.into_iter().take(MAX_RIVALS).map(|(_, s)| s));
+        .take(MAX_RIVALS)
+        .collect::<Vec<_>>();
+    out.extend(near);
     out
 }
 
@@ -183,7 +229,7 @@ fn elided(sel: &Selection, s: usize) -> bool {
         || c.elided_tail.is_some()
         || c.tones
             .iter()
-            .any(|&t| t != NONE && sel.claims[t as usize].shared)
+            .any(|&t| t != NONE && sel.claims[t as usize].shared())
 }
 
 /// Frees the tones of statement `s`.
@@ -395,12 +441,8 @@ fn free_up_within(
         return false;
     }
     let (s, j) = (claim.stmt as usize, usize::from(claim.pos));
-    let partner = if claim.shared {
-        sharer(sel, s, x)
-    } else {
-        None
-    };
-    if claim.shared && partner.is_none() {
+    let partner = sharer(sel, claim, x);
+    if claim.shared() && partner.is_none() {
         return false;
     }
     visiting.push(x);
@@ -408,7 +450,7 @@ fn free_up_within(
         .into_iter()
         .filter(|&y| {
             !visiting.contains(&y)
-                && !sel.claims[y as usize].shared
+                && !sel.claims[y as usize].shared()
                 && partner.is_none_or(|(t, i)| slot(tex, sel, t, i, pc, window).contains(&y))
         })
         .collect();
@@ -433,7 +475,7 @@ fn free_up_within(
     put(sel, s, j, y);
     if let Some((t, i)) = partner {
         sel.statements[t].tones[i] = y;
-        sel.claims[y as usize].shared = true;
+        sel.claims[y as usize].sharer = t as u32;
     }
     true
 }
@@ -457,14 +499,14 @@ fn elide_instead(
     };
     let shareable = slot(tex, sel, s, edge, pc, window).into_iter().find(|&y| {
         let c = sel.claims[y as usize];
-        y != x && c.stmt != NONE && c.stmt as usize != s && !c.shared && c.pos == other_edge
+        y != x && c.stmt != NONE && c.stmt as usize != s && !c.shared() && c.pos == other_edge
     });
     let Some(y) = shareable else {
         return false;
     };
     let partner = sel.claims[y as usize].stmt;
     sel.claims[x as usize] = Claim::FREE;
-    sel.claims[y as usize].shared = true;
+    sel.claims[y as usize].sharer = s as u32;
     let chain = &mut sel.statements[s];
     chain.tones[edge] = y;
     if edge == 0 {
@@ -475,15 +517,18 @@ fn elide_instead(
     true
 }
 
-/// The statement other than `owner` that also sounds tone `x` (an elision), and at
-/// which position.
-fn sharer(sel: &Selection, owner: usize, x: u32) -> Option<(usize, usize)> {
-    sel.statements.iter().enumerate().find_map(|(t, c)| {
-        if t == owner {
-            return None;
-        }
-        c.tones.iter().position(|&u| u == x).map(|i| (t, i))
-    })
+/// The statement sharing tone `x` (held as `claim`), and at which position.
+fn sharer(sel: &Selection, claim: Claim, x: u32) -> Option<(usize, usize)> {
+    let t = claim.sharer;
+    if t == NONE {
+        return None;
+    }
+    let chain = sel.statements.get(t as usize)?;
+    chain
+        .tones
+        .iter()
+        .position(|&u| u == x)
+        .map(|i| (t as usize, i))
 }
 
 /// Tone `t` becomes position `k` of statement `s`.
@@ -496,6 +541,6 @@ pub(crate) fn put(sel: &mut Selection, s: usize, k: usize, t: u32) {
     sel.claims[t as usize] = Claim {
         stmt: s as u32,
         pos: k as u8,
-        shared: false,
+        sharer: NONE,
     };
 }

@@ -39,8 +39,8 @@ pub(crate) struct Claim {
     pub stmt: u32,
     /// Its order position there (0-based).
     pub pos: u8,
-    /// Whether a second statement already shares it (an elision).
-    pub shared: bool,
+    /// The second statement sharing it (an elision), or [`NONE`].
+    pub sharer: u32,
 }
 
 impl Claim {
@@ -48,15 +48,20 @@ impl Claim {
     pub const FREE: Claim = Claim {
         stmt: NONE,
         pos: 0,
-        shared: false,
+        sharer: NONE,
     };
 
+    /// Whether a second statement shares the tone.
+    pub fn shared(self) -> bool {
+        self.sharer != NONE
+    }
+
     fn is_tail(self) -> bool {
-        self.stmt != NONE && !self.shared && self.pos >= 12 - MAX_ELISION
+        self.stmt != NONE && !self.shared() && self.pos >= 12 - MAX_ELISION
     }
 
     fn is_head(self) -> bool {
-        self.stmt != NONE && !self.shared && self.pos < MAX_ELISION
+        self.stmt != NONE && !self.shared() && self.pos < MAX_ELISION
     }
 }
 

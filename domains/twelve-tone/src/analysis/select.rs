@@ -140,10 +140,10 @@ pub(crate) fn take(claims: &mut [Claim], chain: &Chain, id: u32) {
             *c = Claim {
                 stmt: id,
                 pos: pos as u8,
-                shared: false,
+                sharer: NONE,
             };
         } else {
-            c.shared = true;
+            c.sharer = id;
         }
     }
 }
