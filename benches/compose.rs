@@ -5,7 +5,7 @@
 
 use cantus_framework::Outcome;
 use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -27,13 +27,10 @@ fn compose_bench(c: &mut Criterion) {
         let spec = compile_brief(brief).expect("bench briefs compile").spec;
         let run = || {
             runtime
-                .block_on(compose(
+                .block_on(Composer::new(GateMode::Strict, budget()).compose(
                     &spec,
                     0,
-                    GateMode::Strict,
                     &EmbeddedProposer,
-                    budget(),
-                    None,
                 ))
                 .expect("bench briefs plan")
         };

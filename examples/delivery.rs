@@ -6,12 +6,11 @@
 //!
 //! `cargo run --release --example delivery [SEEDS]` (default 3 seeds per brief).
 
-use cantus_framework::{Assessment, Engine, Measure, Outcome};
+use cantus_framework::{Assessment, Engine, Measure, Outcome, Revise};
 use cantus_twelve_tone::compose::{budget, engine};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, TwelveTone};
-use std::sync::Arc;
 
 /// No soft measure: a raw proposal is judged by the gate alone.
 struct GateOnly;
@@ -52,15 +51,21 @@ fn main() {
     for brief in &briefs {
         let spec = compile_brief(brief).expect("bank briefs compile").spec;
         for seed in 0..seeds {
-            let plan = Arc::new(Blueprint::new(&spec, seed).expect("bank briefs plan"));
+            let plan = Blueprint::new(&spec, seed).expect("bank briefs plan");
             runs += 1;
             for (i, mode) in [GateMode::Relaxed, GateMode::Strict]
                 .into_iter()
                 .enumerate()
             {
-                let e: Engine<TwelveTone> = engine(plan.clone(), mode).with_budget(budget());
+                let e: Engine<TwelveTone> = engine(mode).with_budget(budget());
                 // Raw: one whole-piece proposal, judged as it comes.
-                let raw = rt.block_on(e.revise(&plan, &EmbeddedProposer, &GateOnly, seed, 1));
+                let raw = rt.block_on(e.revise_whole(
+                    &plan,
+                    &EmbeddedProposer,
+                    &GateOnly,
+                    seed,
+                    Revise::gate_only(1),
+                ));
                 released[i] += usize::from(matches!(raw, Outcome::Released { .. }));
                 // Harness: the propose–verify–repair loop.
                 let harness = rt.block_on(e.run(&plan, &EmbeddedProposer, seed));

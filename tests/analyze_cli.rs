@@ -203,3 +203,37 @@ fn a_chorale_is_not_twelve_tone() {
         out(&o)
     );
 }
+
+#[test]
+fn the_annotated_engraving_carries_the_labels_and_compiles() {
+    let dir = temp("ly");
+    let ly = dir.join("op21.ly");
+    let o = cantus(&["analyze", &op21(), "--annotate", ly.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = std::fs::read_to_string(&ly).expect("--annotate writes the file");
+    // Statement 1's labels over the horn's first A.
+    assert!(text.contains("I9=RI3"), "{text}");
+    assert!(text.contains("\\version"), "{text}");
+    if Command::new("lilypond").arg("--version").output().is_err() {
+        let msg = "SKIPPED: compiling the annotated engraving (lilypond not installed)";
+        assert!(
+            std::env::var("CANTUS_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "{msg}"
+        );
+        eprintln!("{msg}");
+        return;
+    }
+    let o = Command::new("lilypond")
+        .arg("--svg")
+        .arg("-o")
+        .arg(dir.join("op21"))
+        .arg(&ly)
+        .output()
+        .expect("lilypond runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let engraved = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .any(|e| e.path().extension().is_some_and(|x| x == "svg"));
+    assert!(engraved, "an SVG in {}", dir.display());
+}

@@ -72,7 +72,7 @@ fn every_brief_is_released_or_fails_explicitly_and_released_pieces_verify_in_eve
                         report.violations
                     );
                     // And against the plan it was written to.
-                    let report = SerialGate::for_plan(composition.plan.clone(), GateMode::Strict)
+                    let report = SerialGate::for_plan(&composition.plan, GateMode::Strict)
                         .judge_score(&loaded.score);
                     assert!(
                         report.passed,

@@ -155,7 +155,8 @@ fn compose_writes_every_output_and_verify_passes_them() {
 #[test]
 fn compose_takes_a_cantus_file() {
     let dir = temp("cantus-file");
-    let file = dir.join("cf.json");
+    // The cantus lives beside the run directory: --out holds a run's files only.
+    let file = dir.with_extension("cf.json");
     std::fs::write(
         &file,
         r#"{"id": "mine", "cantus": [67, 69, 70, 67, 72, 70, 69, 67]}"#,

@@ -1,7 +1,7 @@
 //! `cantus compose --config …` end to end under a misbehaving model server (issue 5,
 //! "Faults and bad input").
 //!
-//! A loopback server (`support_http`) answers the binary's requests with 429 +
+//! A loopback server (`cantus-fake-server`) answers the binary's requests with 429 +
 //! `Retry-After`, 500, 503, a hang past `timeout_s`, malformed JSON, a truncated body,
 //! a connection closed without a reply, or prose instead of the onset-slot grammar.
 //! Every run must end in an explicit failure (exit 1, `FAILED` naming the cause, a
@@ -17,12 +17,11 @@
 //! if `CANTUS_REQUIRE_MODEL=1`.
 
 mod common;
-mod support_http;
 
+use cantus_fake_server::{FakeServer, Reply, openai_reply};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support_http::{FaultServer, Reply, openai_reply};
 
 const BRIEF: &str = "a 4-bar piece for two voices in 4/4";
 
@@ -166,7 +165,7 @@ enum Expect {
 /// explicit failure and the number of requests. Returns the run.
 fn fault_case(name: &str, reply: Reply, causes: &[&str], expect: Expect) -> Run {
     let dir = scratch(name);
-    let server = FaultServer::start(vec![reply]);
+    let server = FakeServer::start(vec![reply]);
     let config = write_config(&dir, &format!("{}/v1", server.url), TIMEOUT_S, "");
     let run = compose(&dir, &config, false);
     assert_explicit_failure(&run, causes);
@@ -278,7 +277,7 @@ fn client_errors_are_never_retried() {
     for status in [400u16, 401, 404, 422] {
         let body = format!(r#"{{"error":{{"message":"client error {status}"}}}}"#);
         let dir = scratch(&format!("client-{status}"));
-        let server = FaultServer::start(vec![Reply::status(status, &body)]);
+        let server = FakeServer::start(vec![Reply::status(status, &body)]);
         let config = write_config(&dir, &format!("{}/v1", server.url), TIMEOUT_S, "");
         let run = compose(&dir, &config, false);
         assert_explicit_failure(&run, &[&format!("HTTP {status}")]);
@@ -304,7 +303,7 @@ fn client_errors_are_never_retried() {
 #[test]
 fn a_key_echoed_by_a_failing_server_appears_in_no_output_and_no_file() {
     let dir = scratch("key");
-    let server = FaultServer::start(vec![Reply::EchoAuthorization { status: 503 }]);
+    let server = FakeServer::start(vec![Reply::EchoAuthorization { status: 503 }]);
     let config = write_config(&dir, &format!("{}/v1", server.url), TIMEOUT_S, "");
     let run = compose(&dir, &config, true);
     assert_explicit_failure(&run, &["HTTP 503"]);
@@ -349,7 +348,7 @@ fn recovers_through_proxy(name: &str, fault: Reply, retry_after: Option<Duration
         return;
     };
     let dir = scratch(name);
-    let proxy = FaultServer::start(vec![fault, Reply::Forward(upstream)]);
+    let proxy = FakeServer::start(vec![fault, Reply::Forward(upstream)]);
     let harness = "constrained = true\ndeadline_s = 120.0";
     let config = write_config(&dir, &format!("{}{base_path}", proxy.url), 90, harness);
     let run = compose(&dir, &config, false);

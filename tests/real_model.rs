@@ -13,10 +13,11 @@
 mod common;
 
 use cantus_backend::Config;
+use cantus_framework::AskOptions;
 use cantus_framework::{Budget, Entry, ModelBackend, Outcome};
 use cantus_twelve_tone::compose;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::compose_raw;
 use cantus_twelve_tone::spec::Spec;
 use std::sync::Arc;
@@ -68,7 +69,7 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
     let constrained = decoding != Decoding::Free;
     let spec = small_spec();
     let seed = 3;
-    let options = LlmOptions {
+    let options = AskOptions {
         constrained,
         json_schema: decoding == Decoding::JsonSchema,
         reasks: 1,
@@ -83,7 +84,8 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
         ..compose::budget()
     };
     let started = Instant::now();
-    let c = compose::compose(&spec, seed, GateMode::Strict, &proposer, budget, None)
+    let c = compose::Composer::new(GateMode::Strict, budget)
+        .compose(&spec, seed, &proposer)
         .await
         .expect("plans");
     let wall = started.elapsed();
@@ -95,8 +97,7 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
     };
     let outcome = match &c.outcome {
         Outcome::Released { artefact, .. } => {
-            let report =
-                SerialGate::for_plan(c.plan.clone(), GateMode::Strict).judge_score(artefact);
+            let report = SerialGate::for_plan(&c.plan, GateMode::Strict).judge_score(artefact);
             assert!(
                 report.passed,
                 "{mode}: a released piece fails the strict gate"
@@ -160,11 +161,11 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
 }
 
 async fn raw(backend: Arc<dyn ModelBackend>) {
-    let options = LlmOptions {
+    let options = AskOptions {
         temperature: Some(0.0),
         seed: Some(7),
         max_tokens: Some(400),
-        ..LlmOptions::default()
+        ..AskOptions::default()
     };
     let out = compose_raw(&small_spec(), 3, backend.as_ref(), &options)
         .await

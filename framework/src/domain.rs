@@ -1,10 +1,14 @@
 //! The [`Domain`] trait: everything the engine needs to know about one kind of artefact.
 //!
 //! A domain names its types (spec, section, event, online state, artefact, location,
-//! amendment) and gives the engine a handful of pure functions over them. It knows
-//! nothing of proposers, repair or traces; the engine knows nothing of music. A new
-//! rule domain implements this trait, some [`Predicate`](crate::Predicate)s, some
+//! amendment) and gives the engine the few pure functions the loop needs over them. It
+//! knows nothing of proposers, repair or traces; the engine knows nothing of music. A
+//! new rule domain implements this trait, some [`Predicate`](crate::Predicate)s, some
 //! [`RepairRung`](crate::RepairRung)s and a [`ReleaseGate`](crate::ReleaseGate).
+//!
+//! What only some runs need is a capability of its own: [`Assemble`] (an artefact from
+//! one whole proposal) for whole-artefact revise rounds. A domain without it simply
+//! cannot be revised that way — the compiler says so, not a panic at run time.
 
 use serde::Serialize;
 use std::fmt::{Debug, Display};
@@ -24,8 +28,9 @@ pub trait Domain: Send + Sync {
     /// Where a violation is: rendered for people and serialized into traces.
     type Location: Clone + Debug + Display + Serialize + Send + Sync;
     /// An edit a repair rung may make to already accepted material (e.g. shorten
-    /// another voice's note). Domains that never edit use [`NoAmendment`].
-    type Amendment: Clone + Debug + Serialize + Send + Sync;
+    /// another voice's note), which knows how to apply and undo itself. Domains that
+    /// never edit use [`NoAmendment`].
+    type Amendment: Amend<Self::State>;
 
     /// Short stable name, e.g. `"twelve-tone"`.
     fn name(&self) -> &str;
@@ -52,24 +57,34 @@ pub trait Domain: Send + Sync {
     /// Where an event sits, for traces and diagnostics.
     fn locate(&self, section: &Self::Section, event: &Self::Event) -> Self::Location;
 
-    /// A short text summary of the state for proposers that read text (LLMs).
-    fn summarize(&self, state: &Self::State) -> String;
-
-    /// Applies an amendment to the state and returns its inverse (applying the
-    /// inverse restores the state exactly).
-    fn amend(&self, state: &mut Self::State, amendment: &Self::Amendment) -> Self::Amendment;
-
     /// Turns the final state into the artefact.
     fn finish(&self, spec: &Self::Spec, state: Self::State) -> Self::Artefact;
+}
 
-    /// Assembles an artefact from a whole proposal at once (used by the
-    /// generate–measure–revise loop, which judges whole artefacts).
+/// A domain that can build an artefact from one whole proposal at once, without the
+/// ladder: what the generate–measure–revise loop's whole-artefact rounds need
+/// ([`Engine::revise_whole`](crate::Engine::revise_whole)).
+pub trait Assemble: Domain {
+    /// The artefact of `events`, proposed together for the whole plan.
     fn assemble(&self, spec: &Self::Spec, events: Vec<Self::Event>) -> Self::Artefact;
+}
+
+/// An edit of accepted material, and its undoing.
+pub trait Amend<S>: Clone + Debug + Serialize + Send + Sync {
+    /// Applies the edit to `state` and returns its inverse: applying the inverse
+    /// restores the state exactly.
+    fn apply(&self, state: &mut S) -> Self;
 }
 
 /// The amendment type of domains whose rungs never edit accepted material.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum NoAmendment {}
+
+impl<S> Amend<S> for NoAmendment {
+    fn apply(&self, _state: &mut S) -> Self {
+        match *self {}
+    }
+}
 
 /// Why a spec could not be cut into sections.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -3,21 +3,29 @@
 //!
 //! The engine is generic over a [`Domain`] and holds its predicates (a
 //! [`Verifier`]), its [`Ladder`] of repair rungs and its [`ReleaseGate`]. It owns no
-//! randomness and no clock other than the optional deadline; the proposer is passed
-//! to each run, so one engine serves any backend.
+//! randomness and no clock other than the optional deadline, and no spec: the spec,
+//! the proposer and the seed are given to each run, so one engine serves any number
+//! of pieces and any backend.
+//!
+//! A run's mutable bookkeeping lives in [`Run`] (`run.rs`); settling candidates on the
+//! ladder in `settle.rs`.
 
 use crate::domain::Domain;
 use crate::gate::ReleaseGate;
-use crate::predicate::{CheckContext, Verdict, Verifier, Violation};
-use crate::proposer::{Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
+use crate::predicate::{RuleId, Verifier, Violation};
+use crate::proposer::Proposer;
 use crate::repair::Ladder;
-use crate::trace::{CallRecord, Entry, RunHeader, Totals, Trace, TraceOf};
+use crate::trace::{RunMode, TraceOf};
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+mod run;
+mod section;
 mod settle;
+
+pub(crate) use run::{Ask, Run};
 
 /// Limits on one run. There is no silent fallback: running out of a budget drops
 /// events (visible in the trace) or ends the run with a [`Outcome::Failure`].
@@ -58,7 +66,7 @@ impl Default for Budget {
 #[derive(Clone, Debug, Serialize)]
 pub struct Diagnostic<L> {
     /// The predicate broken, when the failure is a rule violation.
-    pub predicate: Option<String>,
+    pub predicate: Option<RuleId>,
     pub location: Option<L>,
     pub reason: String,
 }
@@ -192,346 +200,32 @@ impl<D: Domain> Engine<D> {
         &self.budget
     }
 
-    /// Runs the propose–verify–repair loop and the final gate.
+    /// Runs the propose–verify–repair loop over `spec` and the final gate.
     pub async fn run(&self, spec: &D::Spec, proposer: &dyn Proposer<D>, seed: u64) -> Outcome<D> {
-        let mut run = RunCtx::new(self, proposer, seed, "ladder");
-        let plan = match self.domain.plan(spec) {
-            Ok(plan) => plan,
-            Err(e) => return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None),
-        };
+        let planned = self.domain.plan(spec);
+        let plan = planned.as_deref().unwrap_or_default();
+        let mut run = Run::new(self, spec, plan, proposer, seed, RunMode::Ladder);
+        if let Err(e) = &planned {
+            return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None);
+        }
         let mut state = self.domain.initial_state(spec);
         for index in 0..plan.len() {
-            if let Err(diag) = self
-                .fill_section(&mut run, spec, &plan, index, &mut state, &[])
-                .await
-            {
+            if let Err(diag) = run.fill_section(index, &mut state, &[]).await {
                 let artefact = self.domain.finish(spec, state);
                 return run.fail(vec![diag], Some(artefact));
             }
-            if let Some(p) = &self.progress {
-                p(Progress::Section {
-                    done: index + 1,
-                    total: plan.len(),
-                });
-            }
+            self.report(Progress::Section {
+                done: index + 1,
+                total: plan.len(),
+            });
         }
         let artefact = self.domain.finish(spec, state);
-        run.conclude(self.gate.as_ref(), artefact)
+        run.conclude(artefact)
     }
 
-    /// Fills one section, replanning while too many events are dropped and the
-    /// replan budget lasts. `outer` is feedback from outside the section (a revise
-    /// round's musical feedback): every request of the section carries it first.
-    pub(crate) async fn fill_section(
-        &self,
-        run: &mut RunCtx<'_, D>,
-        spec: &D::Spec,
-        plan: &[D::Section],
-        index: usize,
-        state: &mut D::State,
-        outer: &[String],
-    ) -> Result<(), Diagnostic<D::Location>> {
-        let snapshot = state.clone();
-        let mut feedback: Vec<String> = outer.to_vec();
-        let mut replan = 0;
-        loop {
-            self.domain.begin_section(state, &plan[index]);
-            let called = run
-                .call(
-                    &self.domain,
-                    RequestKind::Section,
-                    spec,
-                    plan,
-                    Some(index),
-                    state,
-                    &feedback,
-                    replan,
-                )
-                .await;
-            let call = match called {
-                Ok(call) => call,
-                // A proposer that failed (a crashed plugin, a server outage, an
-                // unreadable reply) gets the section's replans, as a bad section
-                // would; a spent budget ends the run at once.
-                Err(diag)
-                    if run.call_refusal().is_none() && replan < self.budget.replans_per_section =>
-                {
-                    run.totals.replans += 1;
-                    *state = snapshot.clone();
-                    feedback = outer
-                        .iter()
-                        .cloned()
-                        .chain([format!("the last request failed: {}", diag.reason)])
-                        .collect();
-                    replan += 1;
-                    continue;
-                }
-                Err(diag) => return Err(diag),
-            };
-            let mut filled = settle::SectionFill::new(self, run, spec, plan, index, replan);
-            filled.run(state, call.events, call.call).await;
-            let (proposed, dropped) = (filled.proposed, filled.dropped);
-            let too_many =
-                proposed > 0 && dropped as f64 / proposed as f64 > self.budget.drop_threshold;
-            let replanning = too_many && replan < self.budget.replans_per_section;
-            let next_feedback = filled.feedback();
-            filled.record(call.call, &feedback, replanning);
-            if !replanning {
-                if dropped > 0 {
-                    // Kept with drops: say why, so a failing gate's report is read
-                    // with its cause.
-                    let why = if too_many {
-                        format!(
-                            "after {replan} replan{} (budget exhausted)",
-                            if replan == 1 { "" } else { "s" }
-                        )
-                    } else {
-                        "below the replan threshold".to_owned()
-                    };
-                    run.kept_with_drops.push(format!(
-                        "section {} kept with dropped events {why}: {}",
-                        index + 1,
-                        next_feedback.join("; ")
-                    ));
-                }
-                return Ok(());
-            }
-            run.totals.replans += 1;
-            *state = snapshot.clone();
-            feedback = outer.iter().cloned().chain(next_feedback).collect();
-            replan += 1;
+    pub(crate) fn report(&self, progress: Progress) {
+        if let Some(p) = &self.progress {
+            p(progress);
         }
     }
-}
-
-/// What one proposer call returned, with its call number.
-pub(crate) struct Called<E> {
-    pub(crate) call: u64,
-    pub(crate) events: Vec<E>,
-}
-
-/// The mutable bookkeeping of one run.
-pub(crate) struct RunCtx<'e, D: Domain> {
-    pub(crate) proposer: &'e dyn Proposer<D>,
-    pub(crate) seed: u64,
-    pub(crate) started: Instant,
-    pub(crate) budget: &'e Budget,
-    pub(crate) entries: Vec<Entry<D::Event, D::Location, D::Amendment>>,
-    pub(crate) totals: Totals,
-    /// Sections kept with dropped events, and why (reported when the gate fails).
-    pub(crate) kept_with_drops: Vec<String>,
-    header: RunHeader,
-}
-
-impl<'e, D: Domain> RunCtx<'e, D> {
-    pub(crate) fn new(
-        engine: &'e Engine<D>,
-        proposer: &'e dyn Proposer<D>,
-        seed: u64,
-        mode: &str,
-    ) -> Self {
-        let header = RunHeader {
-            domain: engine.domain.name().to_owned(),
-            proposer: proposer.name().to_owned(),
-            seed,
-            mode: mode.to_owned(),
-            predicates: engine
-                .verifier
-                .predicates()
-                .iter()
-                .map(|p| p.id().to_owned())
-                .collect(),
-            ladder: engine
-                .ladder
-                .names()
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
-            gate: engine.gate.name(),
-            budget: engine.budget.clone(),
-        };
-        RunCtx {
-            proposer,
-            seed,
-            started: Instant::now(),
-            budget: &engine.budget,
-            entries: Vec::new(),
-            totals: Totals::default(),
-            kept_with_drops: Vec::new(),
-            header,
-        }
-    }
-
-    /// Whether another proposer call fits the budgets; the reason if not.
-    pub(crate) fn call_refusal(&self) -> Option<String> {
-        if let Some(deadline) = self.budget.deadline
-            && self.started.elapsed() > deadline
-        {
-            return Some(format!("deadline of {} ms exceeded", deadline.as_millis()));
-        }
-        if let Some(max) = self.budget.max_proposer_calls
-            && self.totals.proposer_calls >= max
-        {
-            return Some(format!("proposer call budget of {max} calls exhausted"));
-        }
-        None
-    }
-
-    /// Makes one proposer call and records it. Budget exhaustion and proposer
-    /// errors come back as diagnostics.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn call(
-        &mut self,
-        domain: &D,
-        kind: RequestKind<'_, D>,
-        spec: &D::Spec,
-        plan: &[D::Section],
-        section_index: Option<usize>,
-        state: &D::State,
-        feedback: &[String],
-        attempt: u32,
-    ) -> Result<Called<D::Event>, Diagnostic<D::Location>> {
-        if let Some(reason) = self.call_refusal() {
-            return Err(Diagnostic::engine_msg(format!(
-                "{reason} before a {} request{}",
-                kind.label(),
-                section_index
-                    .map(|i| format!(" for section {i}"))
-                    .unwrap_or_default()
-            )));
-        }
-        let label = kind.label();
-        let request = ProposalRequest {
-            kind,
-            spec,
-            plan,
-            section_index,
-            state,
-            summary: domain.summarize(state),
-            feedback,
-            attempt,
-            seed: self.seed,
-        };
-        let result = self.proposer.propose(request).await;
-        let call = self.totals.proposer_calls + 1;
-        let (events, cost, exchange, error) = match result {
-            Ok(Proposal {
-                events,
-                cost,
-                exchange,
-            }) => (events, cost, exchange, None),
-            Err(e) => (Vec::new(), Default::default(), None, Some(e)),
-        };
-        self.totals.add_cost(cost);
-        self.entries.push(Entry::Call(CallRecord {
-            call,
-            request: label,
-            section: section_index,
-            attempt,
-            events: events.len(),
-            cost,
-            error: error.as_ref().map(ProposerError::to_string),
-            model: exchange,
-        }));
-        match error {
-            None => Ok(Called { call, events }),
-            Some(e) => Err(Diagnostic::engine_msg(format!(
-                "proposer `{}` failed on a {label} request: {e}",
-                self.proposer.name()
-            ))),
-        }
-    }
-
-    pub(crate) fn trace(&self, gate: Option<crate::gate::GateReport<D::Location>>) -> TraceOf<D> {
-        Trace {
-            header: self.header.clone(),
-            entries: self.entries.clone(),
-            totals: self.totals.clone(),
-            gate,
-            wall: self.started.elapsed(),
-        }
-    }
-
-    pub(crate) fn fail(
-        self,
-        diagnostics: Vec<Diagnostic<D::Location>>,
-        artefact: Option<D::Artefact>,
-    ) -> Outcome<D> {
-        Outcome::Failure {
-            diagnostics,
-            trace: self.trace(None),
-            artefact,
-        }
-    }
-
-    /// Ends the run in a failure although the gate's `report` may have passed (a
-    /// revise loop whose measure was never satisfied): the trace keeps the report.
-    pub(crate) fn fail_judged(
-        self,
-        diagnostics: Vec<Diagnostic<D::Location>>,
-        report: crate::gate::GateReport<D::Location>,
-        artefact: D::Artefact,
-    ) -> Outcome<D> {
-        Outcome::Failure {
-            diagnostics,
-            trace: self.trace(Some(report)),
-            artefact: Some(artefact),
-        }
-    }
-
-    /// Judges the artefact and ends the run.
-    pub(crate) fn conclude(self, gate: &dyn ReleaseGate<D>, artefact: D::Artefact) -> Outcome<D> {
-        let report = gate.judge(&artefact);
-        self.conclude_with(report, artefact)
-    }
-
-    /// Ends the run with an artefact already judged.
-    pub(crate) fn conclude_with(
-        self,
-        report: crate::gate::GateReport<D::Location>,
-        artefact: D::Artefact,
-    ) -> Outcome<D> {
-        if report.passed {
-            Outcome::Released {
-                artefact,
-                trace: self.trace(Some(report)),
-            }
-        } else {
-            let mut diagnostics: Vec<Diagnostic<D::Location>> =
-                report.hard().cloned().map(Diagnostic::from).collect();
-            diagnostics.extend(
-                self.kept_with_drops
-                    .iter()
-                    .map(|e| Diagnostic::engine_msg(e.clone())),
-            );
-            if diagnostics.is_empty() {
-                diagnostics.push(Diagnostic::engine_msg(format!(
-                    "gate `{}` refused the artefact",
-                    report.gate
-                )));
-            }
-            Outcome::Failure {
-                diagnostics,
-                trace: self.trace(Some(report)),
-                artefact: Some(artefact),
-            }
-        }
-    }
-}
-
-/// Runs every predicate of `engine` on `event` in `state`.
-pub(crate) fn verify<D: Domain>(
-    engine: &Engine<D>,
-    state: &D::State,
-    plan: &[D::Section],
-    index: usize,
-    event: &D::Event,
-) -> Verdict<D::Location> {
-    let ctx = CheckContext {
-        domain: &engine.domain,
-        state,
-        section: &plan[index],
-        section_index: index,
-    };
-    engine.verifier.verify(ctx, event)
 }

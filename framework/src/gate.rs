@@ -1,8 +1,10 @@
 //! The release gate: the last word on a finished artefact.
 //!
-//! A gate judges the artefact *alone*. It must not read the online verifier's state,
-//! the trace, or anything the proposer said about its own output, so the same gate
-//! judges an artefact from the engine, from a raw model, or from a person alike.
+//! A gate judges the artefact *alone*, against the spec it was written to. It must not
+//! read the online verifier's state, the trace, or anything the proposer said about its
+//! own output, so the same gate judges an artefact from the engine, from a raw model,
+//! or from a person alike. Because the spec comes with each judgement, one gate (and
+//! one engine) serves every piece.
 
 use crate::domain::Domain;
 use crate::predicate::Violation;
@@ -49,6 +51,6 @@ impl<L> GateReport<L> {
 pub trait ReleaseGate<D: Domain>: Send + Sync {
     /// Gate name and mode for reports.
     fn name(&self) -> String;
-    /// Judges `artefact` on its own.
-    fn judge(&self, artefact: &D::Artefact) -> GateReport<D::Location>;
+    /// Judges `artefact` on its own, against `spec`.
+    fn judge(&self, spec: &D::Spec, artefact: &D::Artefact) -> GateReport<D::Location>;
 }

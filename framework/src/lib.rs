@@ -9,7 +9,7 @@
 //! Nothing here knows about music, files or networks: a domain implements
 //! [`Domain`] and supplies its predicates, rungs and gate; proposers (symbolic or
 //! LLM-backed) implement [`Proposer`]. The same pieces also drive the
-//! generate–measure–revise loop over whole artefacts ([`Engine::revise`]).
+//! generate–measure–revise loop ([`Engine::revise_harness`], [`Engine::revise_whole`]).
 //!
 //! ```text
 //! plan ─▶ for each section: propose ─▶ verify each event ─▶ ladder (rungs in order,
@@ -44,20 +44,18 @@
 //!     fn accept(&self, s: &mut Vec<u32>, _: &usize, e: &u32) { s.push(*e) }
 //!     fn skip(&self, _: &mut Vec<u32>, _: &usize, _: &u32) {}
 //!     fn locate(&self, _: &usize, _: &u32) -> usize { 0 }
-//!     fn summarize(&self, s: &Vec<u32>) -> String { format!("{s:?}") }
-//!     fn amend(&self, _: &mut Vec<u32>, a: &NoAmendment) -> NoAmendment { match *a {} }
 //!     fn finish(&self, _: &usize, s: Vec<u32>) -> Vec<u32> { s }
-//!     fn assemble(&self, _: &usize, events: Vec<u32>) -> Vec<u32> { events }
 //! }
 //!
 //! /// `RISE`: each number exceeds the one before.
 //! struct Rises;
+//! const RISE: RuleId = RuleId::new("RISE");
 //! impl Predicate<Rising> for Rises {
-//!     fn id(&self) -> &'static str { "RISE" }
+//!     fn id(&self) -> RuleId { RISE }
 //!     fn description(&self) -> &'static str { "each number exceeds the one before" }
 //!     fn check(&self, ctx: CheckContext<'_, Rising>, e: &u32, out: &mut Vec<Violation<usize>>) {
 //!         if let Some(&last) = ctx.state.last() && *e <= last {
-//!             out.push(Violation::hard("RISE", ctx.state.len(), format!("{e} after {last}")));
+//!             out.push(Violation::hard(RISE, ctx.state.len(), format!("{e} after {last}")));
 //!         }
 //!     }
 //! }
@@ -78,9 +76,9 @@
 //! struct RisingGate;
 //! impl ReleaseGate<Rising> for RisingGate {
 //!     fn name(&self) -> String { "rising".into() }
-//!     fn judge(&self, a: &Vec<u32>) -> GateReport<usize> {
+//!     fn judge(&self, _: &usize, a: &Vec<u32>) -> GateReport<usize> {
 //!         let v = a.windows(2).enumerate().filter(|(_, w)| w[1] <= w[0])
-//!             .map(|(i, w)| Violation::hard("RISE", i + 1, format!("{} after {}", w[1], w[0])))
+//!             .map(|(i, w)| Violation::hard(RISE, i + 1, format!("{} after {}", w[1], w[0])))
 //!             .collect();
 //!         GateReport::from_violations(self.name(), v)
 //!     }
@@ -115,20 +113,24 @@ mod repair;
 mod revise;
 mod trace;
 
-pub use domain::{Domain, NoAmendment, PlanError};
+pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
 pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
 pub use gate::{GateReport, ReleaseGate};
 pub use model::{
-    Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange, ModelReply,
-    ModelRequest, PluginInfo, Role, Sampling, Usage,
+    AskOptions, Constraint, ConstraintUse, Message, ModelBackend, ModelError, ModelExchange,
+    ModelReply, ModelRequest, PluginInfo, Role, Sampling, Usage,
 };
-pub use predicate::{CheckContext, Predicate, Severity, Verdict, Verifier, Violation};
-pub use proposer::{Cost, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
+pub use predicate::{
+    CheckContext, FlatViolation, Predicate, RuleId, Severity, Verdict, Verifier, Violation,
+};
+pub use proposer::{
+    Cost, Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
+};
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};
-pub use revise::{Assessment, Measure, Revise, ReviseMode};
+pub use revise::{Assessment, Measure, Revise};
 pub use trace::{
-    CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, SectionRecord, Status,
-    Step, Totals, Trace, TraceOf,
+    CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, RunMode, SectionOutcome,
+    SectionRecord, Status, Step, StepAction, Totals, Trace, TraceOf,
 };
 
 /// The async-trait attribute proposers implement [`Proposer`] with.

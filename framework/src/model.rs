@@ -80,6 +80,41 @@ pub struct Sampling {
     pub max_tokens: Option<u32>,
 }
 
+/// How a domain's model-backed proposer asks — the same knobs for every domain, set
+/// from `cantus.toml`'s `[backend]` and `[harness]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AskOptions {
+    /// Send a decoding constraint generated from the domain (a GBNF grammar, or a JSON
+    /// schema with `json_schema`) where the proposer can make one.
+    pub constrained: bool,
+    /// With `constrained`, a JSON schema (`response_format`) instead of a grammar, for
+    /// servers that take no grammar.
+    pub json_schema: bool,
+    /// How many times an unreadable or short reply is asked again.
+    pub reasks: u32,
+    /// Sampling temperature; `None` keeps the backend's configured value.
+    pub temperature: Option<f64>,
+    /// Base seed; `None` uses the run's seed.
+    pub seed: Option<u64>,
+    /// Token limit per reply; `None` lets the proposer choose (within the backend's
+    /// configured limit).
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for AskOptions {
+    /// Unconstrained, two re-asks, everything else the backend's or the proposer's.
+    fn default() -> Self {
+        AskOptions {
+            constrained: false,
+            json_schema: false,
+            reasks: 2,
+            temperature: None,
+            seed: None,
+            max_tokens: None,
+        }
+    }
+}
+
 /// One request to a model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelRequest {

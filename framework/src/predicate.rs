@@ -20,11 +20,53 @@ pub enum Severity {
     Soft,
 }
 
+/// A rule's stable id, as traces, reports and the CLI name it (`TT-COLLISION`).
+///
+/// Domains name each rule once — in an enum (`impl From<Rule> for RuleId`) or a
+/// catalogue of constants — and everything else (predicates, rungs, the gate, tests)
+/// refers to that definition, so no id is ever typed twice as a string literal. It
+/// serializes as the plain id string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RuleId(&'static str);
+
+impl RuleId {
+    /// The id `id` (for a domain's rule definitions).
+    pub const fn new(id: &'static str) -> RuleId {
+        RuleId(id)
+    }
+
+    /// The id as text.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Comparing with the published id text (what reports and the CLI print), e.g. in a
+/// test of what a user sees: `v.predicate == "TT-ROW"`.
+impl PartialEq<str> for RuleId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 /// One broken rule at one place.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Violation<L> {
-    /// Stable id of the predicate, e.g. `"TT-COLLISION"`.
-    pub predicate: String,
+    /// Stable id of the predicate, e.g. `TT-COLLISION`.
+    pub predicate: RuleId,
     pub severity: Severity,
     pub location: L,
     /// Human-readable reason: what is wrong and, where it helps, what was expected.
@@ -33,7 +75,7 @@ pub struct Violation<L> {
 
 impl<L> Violation<L> {
     /// A hard violation.
-    pub fn hard(predicate: impl Into<String>, location: L, reason: impl Into<String>) -> Self {
+    pub fn hard(predicate: impl Into<RuleId>, location: L, reason: impl Into<String>) -> Self {
         Violation {
             predicate: predicate.into(),
             severity: Severity::Hard,
@@ -43,7 +85,7 @@ impl<L> Violation<L> {
     }
 
     /// A soft violation.
-    pub fn soft(predicate: impl Into<String>, location: L, reason: impl Into<String>) -> Self {
+    pub fn soft(predicate: impl Into<RuleId>, location: L, reason: impl Into<String>) -> Self {
         Violation {
             severity: Severity::Soft,
             ..Violation::hard(predicate, location, reason)
@@ -53,6 +95,30 @@ impl<L> Violation<L> {
     /// Whether this violation blocks acceptance.
     pub fn is_hard(&self) -> bool {
         self.severity == Severity::Hard
+    }
+}
+
+/// A violation with its location's fields inline — `{predicate, severity, bar, voice,
+/// onset, reason}` for a location of bar, voice and onset — as reports and `--json`
+/// output list violations.
+#[derive(Debug, Serialize)]
+pub struct FlatViolation<'a, L> {
+    predicate: RuleId,
+    severity: Severity,
+    #[serde(flatten)]
+    location: &'a L,
+    reason: &'a str,
+}
+
+impl<L> Violation<L> {
+    /// This violation with its location inline, for reports.
+    pub fn flat(&self) -> FlatViolation<'_, L> {
+        FlatViolation {
+            predicate: self.predicate,
+            severity: self.severity,
+            location: &self.location,
+            reason: &self.reason,
+        }
     }
 }
 
@@ -70,9 +136,12 @@ impl<L: fmt::Display> fmt::Display for Violation<L> {
     }
 }
 
-/// What a predicate sees: the domain, the online state and the current section.
+/// What a predicate (or a repair rung) sees: the domain, the spec of the run, the
+/// online state and the current section. The spec comes by reference from the run,
+/// so a domain never copies it into its state.
 pub struct CheckContext<'a, D: Domain> {
     pub domain: &'a D,
+    pub spec: &'a D::Spec,
     pub state: &'a D::State,
     pub section: &'a D::Section,
     pub section_index: usize,
@@ -88,7 +157,7 @@ impl<D: Domain> Copy for CheckContext<'_, D> {}
 /// A named rule with a stable id and a severity.
 pub trait Predicate<D: Domain>: Send + Sync {
     /// Stable id used in traces, reports and CLI output (never renamed).
-    fn id(&self) -> &'static str;
+    fn id(&self) -> RuleId;
     /// One sentence on what the rule requires.
     fn description(&self) -> &'static str;
     /// Hard by default.

@@ -8,9 +8,10 @@
 
 use crate::domain::Domain;
 use crate::model::ModelExchange;
-use crate::predicate::Violation;
+use crate::predicate::{RuleId, Violation};
 use async_trait::async_trait;
 use serde::Serialize;
+use std::fmt;
 
 /// What a request asks for.
 pub enum RequestKind<'a, D: Domain> {
@@ -32,14 +33,118 @@ pub enum RequestKind<'a, D: Domain> {
     Whole,
 }
 
-impl<D: Domain> RequestKind<'_, D> {
-    /// Short name for traces: `section`, `patch`, `rewrite`, `whole`.
-    pub fn label(&self) -> &'static str {
+/// The kind of a request without its data, as traces name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RequestType {
+    Section,
+    Patch,
+    Rewrite,
+    Whole,
+}
+
+impl RequestType {
+    /// `section`, `patch`, `rewrite` or `whole`.
+    pub fn as_str(self) -> &'static str {
         match self {
-            RequestKind::Section => "section",
-            RequestKind::Patch { .. } => "patch",
-            RequestKind::Rewrite { .. } => "rewrite",
-            RequestKind::Whole => "whole",
+            RequestType::Section => "section",
+            RequestType::Patch => "patch",
+            RequestType::Rewrite => "rewrite",
+            RequestType::Whole => "whole",
+        }
+    }
+}
+
+impl std::fmt::Display for RequestType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl<D: Domain> RequestKind<'_, D> {
+    /// What kind of request this is, for traces.
+    pub fn label(&self) -> RequestType {
+        match self {
+            RequestKind::Section => RequestType::Section,
+            RequestKind::Patch { .. } => RequestType::Patch,
+            RequestKind::Rewrite { .. } => RequestType::Rewrite,
+            RequestKind::Whole => RequestType::Whole,
+        }
+    }
+}
+
+/// What went wrong before a request, as data: which rule, where, what. Proposers
+/// that steer by it match on the variants; text-reading proposers (LLMs) and traces
+/// use its `Display`, the English the engine writes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Feedback<L> {
+    /// The last request for this section failed (an outage, an unreadable reply).
+    RequestFailed { reason: String },
+    /// `dropped` of `proposed` events were dropped in section `section` (from 0).
+    Dropped {
+        section: usize,
+        dropped: usize,
+        proposed: usize,
+    },
+    /// One dropped event: where, and each hard rule it broke with the reason.
+    DroppedEvent {
+        location: L,
+        broke: Vec<(RuleId, String)>,
+    },
+    /// A hard violation the gate found in the last revise round.
+    Violation {
+        rule: RuleId,
+        location: L,
+        reason: String,
+    },
+    /// More gate violations than were listed.
+    MoreViolations { count: usize },
+    /// A soft measure's feedback, in its own words (e.g. Libretto's musical feedback).
+    Measure { text: String },
+}
+
+impl<L> Feedback<L> {
+    /// The rules this feedback names.
+    pub fn rules(&self) -> Vec<RuleId> {
+        match self {
+            Feedback::DroppedEvent { broke, .. } => broke.iter().map(|(r, _)| *r).collect(),
+            Feedback::Violation { rule, .. } => vec![*rule],
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl<L: fmt::Display> fmt::Display for Feedback<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Feedback::RequestFailed { reason } => write!(f, "the last request failed: {reason}"),
+            Feedback::Dropped {
+                section,
+                dropped,
+                proposed,
+            } => write!(
+                f,
+                "{dropped} of {proposed} proposed events were dropped in section {}",
+                section + 1
+            ),
+            Feedback::DroppedEvent { location, broke } => {
+                write!(f, "dropped at {location}: ")?;
+                for (i, (rule, reason)) in broke.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "[{rule}] {reason}")?;
+                }
+                Ok(())
+            }
+            Feedback::Violation {
+                rule,
+                location,
+                reason,
+            } => write!(f, "fix [{rule}] at {location}: {reason}"),
+            Feedback::MoreViolations { count } => write!(f, "… and {count} more rule violations"),
+            Feedback::Measure { text } => f.write_str(text),
         }
     }
 }
@@ -54,10 +159,8 @@ pub struct ProposalRequest<'a, D: Domain> {
     pub section_index: Option<usize>,
     /// The online state the answer must fit.
     pub state: &'a D::State,
-    /// [`Domain::summarize`] of `state`, for text-reading proposers.
-    pub summary: String,
     /// What went wrong last time (replan reasons, revise feedback); empty at first.
-    pub feedback: &'a [String],
+    pub feedback: &'a [Feedback<D::Location>],
     /// 0 for the first try; counts replans, ladder passes or revise rounds.
     pub attempt: u32,
     /// The run's seed; a deterministic proposer derives all randomness from it,

@@ -7,20 +7,21 @@
 //! how. The best round is kept (gate passed first, then fewer hard violations, then
 //! lower score; ties keep the earlier round), and the loop stops early on convergence.
 //!
-//! A round gets its artefact one of two ways ([`ReviseMode`]): one whole-artefact
-//! request (Libretto's original loop, where the proposer must get every hard rule
-//! right by itself), or the full propose–verify–repair harness over the plan, every
-//! section request carrying the round's feedback. The second is what a domain with
+//! A round gets its artefact one of two ways: one whole-artefact request
+//! ([`Engine::revise_whole`], Libretto's original loop, where the proposer must get
+//! every hard rule right by itself; the domain must [`Assemble`] the answer), or the
+//! full propose–verify–repair harness over the plan, every section request carrying
+//! the round's feedback ([`Engine::revise_harness`]). The second is what a domain with
 //! hard rules wants: the ladder keeps each round legal, the measure steers the music.
 //! With [`Revise::require_measure`] an artefact the measure never accepted is not
 //! released even if the gate passed — the way to refuse degenerate but rule-abiding
 //! output.
 
-use crate::domain::Domain;
-use crate::engine::{Diagnostic, Engine, Outcome, Progress, RunCtx};
+use crate::domain::{Assemble, Domain};
+use crate::engine::{Ask, Diagnostic, Engine, Outcome, Progress, Run};
 use crate::gate::GateReport;
-use crate::proposer::{Proposer, RequestKind};
-use crate::trace::{Entry, RoundRecord};
+use crate::proposer::{Feedback, Proposer, RequestKind};
+use crate::trace::{Entry, RoundRecord, RunMode};
 
 /// A soft measure's view of one artefact.
 #[derive(Clone, Debug, Default)]
@@ -31,6 +32,9 @@ pub struct Assessment {
     pub converged: bool,
     /// Feedback lines for the proposer's next round.
     pub feedback: Vec<String>,
+    /// What the measure found, for reports (e.g. which axes are extreme); kept in the
+    /// round's record of the trace.
+    pub facts: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// Soft measurement of whole artefacts.
@@ -41,61 +45,58 @@ pub trait Measure<D: Domain>: Send + Sync {
     fn assess(&self, artefact: &D::Artefact) -> Assessment;
 }
 
-/// How a revise round gets its artefact.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ReviseMode {
-    /// One [`RequestKind::Whole`] request per round; no ladder.
-    #[default]
-    Whole,
-    /// The full propose–verify–repair loop over the plan per round. Section requests
-    /// carry the round's feedback first, and each round after the first re-seeds the
-    /// proposer (the run's seed mixed with the round), so a deterministic proposer that
-    /// cannot read feedback still offers a different artefact.
-    Harness,
-}
-
-/// Options of [`Engine::revise_with`].
+/// Options of [`Engine::revise_whole`] and [`Engine::revise_harness`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Revise {
     /// Rounds at most.
     pub rounds: u32,
-    /// Whole-artefact requests or full harness runs per round.
-    pub mode: ReviseMode,
     /// Release only an artefact the measure accepted (`converged`); otherwise the best
     /// round ends in a failure naming the measure and its last feedback.
     pub require_measure: bool,
 }
 
 impl Revise {
-    /// `rounds` whole-artefact rounds, releasing whatever passes the gate.
-    pub fn whole(rounds: u32) -> Self {
+    /// `rounds` rounds, releasing whatever passes the gate.
+    pub fn gate_only(rounds: u32) -> Self {
         Revise {
             rounds,
-            mode: ReviseMode::Whole,
             require_measure: false,
         }
     }
 
-    /// `rounds` harness rounds, releasing only what the measure accepts.
-    pub fn harness(rounds: u32) -> Self {
+    /// `rounds` rounds, releasing only what the measure accepts.
+    pub fn measured(rounds: u32) -> Self {
         Revise {
             rounds,
-            mode: ReviseMode::Harness,
             require_measure: true,
         }
     }
 }
 
+/// The domain's [`Assemble::assemble`], for a loop generic over any domain.
+type AssembleFn<'a, D> =
+    &'a dyn Fn(&<D as Domain>::Spec, Vec<<D as Domain>::Event>) -> <D as Domain>::Artefact;
+
+/// How a round gets its artefact: one whole request assembled by the domain, or the
+/// full harness over the plan.
+#[derive(Clone, Copy)]
+enum Rounds<'a, D: Domain> {
+    Whole(AssembleFn<'a, D>),
+    Harness,
+}
+
 /// Hard-violation lines given back as feedback, at most this many.
 const GATE_FEEDBACK_LINES: usize = 12;
 
+/// The best round so far.
 struct Best<D: Domain> {
     rank: (bool, usize, f64),
     artefact: D::Artefact,
     report: GateReport<D::Location>,
     converged: bool,
     feedback: Vec<String>,
-    kept_with_drops: Vec<String>,
+    /// Why its sections were kept with dropped events.
+    drop_notes: Vec<String>,
 }
 
 fn better(a: (bool, usize, f64), b: (bool, usize, f64)) -> bool {
@@ -108,24 +109,10 @@ fn round_seed(seed: u64, round: u32) -> u64 {
     seed ^ u64::from(round - 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-impl<D: Domain> Engine<D> {
-    /// Runs up to `rounds` whole-artefact generate–measure–revise rounds and releases
-    /// the best artefact if it passes the gate. Same as
-    /// [`revise_with`](Engine::revise_with) with [`Revise::whole`].
-    pub async fn revise(
-        &self,
-        spec: &D::Spec,
-        proposer: &dyn Proposer<D>,
-        measure: &dyn Measure<D>,
-        seed: u64,
-        rounds: u32,
-    ) -> Outcome<D> {
-        self.revise_with(spec, proposer, measure, seed, Revise::whole(rounds))
-            .await
-    }
-
-    /// Runs the generate–measure–revise loop as `options` say.
-    pub async fn revise_with(
+impl<D: Assemble> Engine<D> {
+    /// Generate–measure–revise with one whole-artefact request per round (Libretto's
+    /// original loop, no ladder): the proposer must get every hard rule right itself.
+    pub async fn revise_whole(
         &self,
         spec: &D::Spec,
         proposer: &dyn Proposer<D>,
@@ -133,28 +120,66 @@ impl<D: Domain> Engine<D> {
         seed: u64,
         options: Revise,
     ) -> Outcome<D> {
-        let mode = match options.mode {
-            ReviseMode::Whole => "revise",
-            ReviseMode::Harness => "revise-harness",
+        let assemble = |spec: &D::Spec, events| self.domain.assemble(spec, events);
+        self.revise_loop(
+            spec,
+            proposer,
+            measure,
+            seed,
+            options,
+            Rounds::Whole(&assemble),
+        )
+        .await
+    }
+}
+
+impl<D: Domain> Engine<D> {
+    /// Generate–measure–revise with the full propose–verify–repair loop over the plan
+    /// per round. Section requests carry the round's feedback first, and each round
+    /// after the first re-seeds the proposer (the run's seed mixed with the round), so
+    /// a deterministic proposer that cannot read feedback still offers a different
+    /// artefact.
+    pub async fn revise_harness(
+        &self,
+        spec: &D::Spec,
+        proposer: &dyn Proposer<D>,
+        measure: &dyn Measure<D>,
+        seed: u64,
+        options: Revise,
+    ) -> Outcome<D> {
+        self.revise_loop(spec, proposer, measure, seed, options, Rounds::Harness)
+            .await
+    }
+
+    async fn revise_loop(
+        &self,
+        spec: &D::Spec,
+        proposer: &dyn Proposer<D>,
+        measure: &dyn Measure<D>,
+        seed: u64,
+        options: Revise,
+        rounds: Rounds<'_, D>,
+    ) -> Outcome<D> {
+        let mode = match rounds {
+            Rounds::Whole(_) => RunMode::Revise,
+            Rounds::Harness => RunMode::ReviseHarness,
         };
-        let mut run = RunCtx::new(self, proposer, seed, mode);
-        let plan = match self.domain.plan(spec) {
-            Ok(plan) => plan,
-            Err(e) => return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None),
-        };
-        let mut feedback: Vec<String> = Vec::new();
+        let planned = self.domain.plan(spec);
+        let plan = planned.as_deref().unwrap_or_default();
+        let mut run = Run::new(self, spec, plan, proposer, seed, mode);
+        if let Err(e) = &planned {
+            return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None);
+        }
+        let mut feedback: Vec<Feedback<D::Location>> = Vec::new();
         let mut best: Option<Best<D>> = None;
         for round in 1..=options.rounds {
             let first_call = run.totals.proposer_calls + 1;
-            let produced = match options.mode {
-                ReviseMode::Whole => {
-                    self.whole_round(&mut run, spec, &plan, &feedback, round)
-                        .await
-                }
-                ReviseMode::Harness => {
+            let first_entry = run.entries.len();
+            let produced = match rounds {
+                Rounds::Whole(assemble) => run.whole_round(&feedback, round, assemble).await,
+                Rounds::Harness => {
                     run.seed = round_seed(seed, round);
-                    run.kept_with_drops.clear();
-                    self.harness_round(&mut run, spec, &plan, &feedback).await
+                    run.harness_round(&feedback).await
                 }
             };
             let (artefact, events) = match produced {
@@ -165,7 +190,7 @@ impl<D: Domain> Engine<D> {
                 },
             };
             run.totals.rounds += 1;
-            let report = self.gate.judge(&artefact);
+            let report = self.gate.judge(spec, &artefact);
             let assessment = measure.assess(&artefact);
             let hard = report.hard().count();
             let next = round_feedback(&report, &assessment);
@@ -181,7 +206,8 @@ impl<D: Domain> Engine<D> {
                 score: assessment.score,
                 converged,
                 best: is_best,
-                feedback: next.clone(),
+                feedback: next.iter().map(ToString::to_string).collect(),
+                measure: assessment.facts.clone(),
             }));
             if is_best {
                 best = Some(Best {
@@ -190,15 +216,13 @@ impl<D: Domain> Engine<D> {
                     report,
                     converged: assessment.converged,
                     feedback: assessment.feedback.clone(),
-                    kept_with_drops: run.kept_with_drops.clone(),
+                    drop_notes: run.drop_notes(first_entry),
                 });
             }
-            if let Some(p) = &self.progress {
-                p(Progress::Round {
-                    round,
-                    total: options.rounds,
-                });
-            }
+            self.report(Progress::Round {
+                round,
+                total: options.rounds,
+            });
             if converged {
                 break;
             }
@@ -212,7 +236,6 @@ impl<D: Domain> Engine<D> {
                 None,
             );
         };
-        run.kept_with_drops = b.kept_with_drops;
         if options.require_measure && b.report.passed && !b.converged {
             let mut diagnostics = vec![Diagnostic::engine_msg(format!(
                 "measure `{}` not satisfied after {} round{}; the best round passed the gate \
@@ -228,56 +251,48 @@ impl<D: Domain> Engine<D> {
             );
             return run.fail_judged(diagnostics, b.report, b.artefact);
         }
-        run.conclude_with(b.report, b.artefact)
+        run.conclude_with(b.report, b.artefact, b.drop_notes)
     }
+}
 
+impl<D: Domain> Run<'_, D> {
     /// One whole-artefact request; the artefact and its event count.
     async fn whole_round(
-        &self,
-        run: &mut RunCtx<'_, D>,
-        spec: &D::Spec,
-        plan: &[D::Section],
-        feedback: &[String],
+        &mut self,
+        feedback: &[Feedback<D::Location>],
         round: u32,
+        assemble: AssembleFn<'_, D>,
     ) -> Result<(D::Artefact, usize), RoundError<D>> {
-        let state = self.domain.initial_state(spec);
-        let called = run
-            .call(
-                &self.domain,
-                RequestKind::Whole,
-                spec,
-                plan,
-                None,
-                &state,
+        let state = self.engine.domain.initial_state(self.spec);
+        let called = self
+            .call(Ask {
+                kind: RequestKind::Whole,
+                section: None,
+                state: &state,
                 feedback,
-                round - 1,
-            )
+                attempt: round - 1,
+            })
             .await
             .map_err(|d| (d, None))?;
         let events = called.events.len();
-        Ok((self.domain.assemble(spec, called.events), events))
+        Ok((assemble(self.spec, called.events), events))
     }
 
     /// The whole harness over the plan, every section request carrying `feedback`.
     async fn harness_round(
-        &self,
-        run: &mut RunCtx<'_, D>,
-        spec: &D::Spec,
-        plan: &[D::Section],
-        feedback: &[String],
+        &mut self,
+        feedback: &[Feedback<D::Location>],
     ) -> Result<(D::Artefact, usize), RoundError<D>> {
-        let proposed_before = run.totals.events_proposed;
-        let mut state = self.domain.initial_state(spec);
-        for index in 0..plan.len() {
-            if let Err(diag) = self
-                .fill_section(run, spec, plan, index, &mut state, feedback)
-                .await
-            {
-                return Err((diag, Some(self.domain.finish(spec, state))));
+        let domain = &self.engine.domain;
+        let proposed_before = self.totals.events_proposed;
+        let mut state = domain.initial_state(self.spec);
+        for index in 0..self.plan.len() {
+            if let Err(diag) = self.fill_section(index, &mut state, feedback).await {
+                return Err((diag, Some(domain.finish(self.spec, state))));
             }
         }
-        let events = (run.totals.events_proposed - proposed_before) as usize;
-        Ok((self.domain.finish(spec, state), events))
+        let events = (self.totals.events_proposed - proposed_before) as usize;
+        Ok((domain.finish(self.spec, state), events))
     }
 }
 
@@ -288,22 +303,27 @@ type RoundError<D> = (
 );
 
 /// The gate's hard violations (at most [`GATE_FEEDBACK_LINES`]) then the measure's lines.
-fn round_feedback<L: std::fmt::Display>(
-    report: &GateReport<L>,
-    assessment: &Assessment,
-) -> Vec<String> {
+fn round_feedback<L: Clone>(report: &GateReport<L>, assessment: &Assessment) -> Vec<Feedback<L>> {
     let hard = report.hard().count();
-    let mut next: Vec<String> = report
+    let mut next: Vec<Feedback<L>> = report
         .hard()
         .take(GATE_FEEDBACK_LINES)
-        .map(|v| format!("fix [{}] at {}: {}", v.predicate, v.location, v.reason))
+        .map(|v| Feedback::Violation {
+            rule: v.predicate,
+            location: v.location.clone(),
+            reason: v.reason.clone(),
+        })
         .collect();
     if hard > GATE_FEEDBACK_LINES {
-        next.push(format!(
-            "… and {} more rule violations",
-            hard - GATE_FEEDBACK_LINES
-        ));
+        next.push(Feedback::MoreViolations {
+            count: hard - GATE_FEEDBACK_LINES,
+        });
     }
-    next.extend(assessment.feedback.iter().cloned());
+    next.extend(
+        assessment
+            .feedback
+            .iter()
+            .map(|text| Feedback::Measure { text: text.clone() }),
+    );
     next
 }

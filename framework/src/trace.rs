@@ -13,12 +13,24 @@
 use crate::domain::Domain;
 use crate::engine::Budget;
 use crate::gate::GateReport;
-use crate::predicate::Violation;
-use crate::proposer::Cost;
+use crate::predicate::{RuleId, Violation};
+use crate::proposer::{Cost, RequestType};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::time::Duration;
+
+/// Which loop a run was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunMode {
+    /// Propose–verify–repair over the plan (`ladder`).
+    Ladder,
+    /// Generate–measure–revise with whole-artefact rounds (`revise`).
+    Revise,
+    /// Generate–measure–revise with a full harness run per round (`revise-harness`).
+    ReviseHarness,
+}
 
 /// What the run was: written first.
 #[derive(Clone, Debug, Serialize)]
@@ -26,9 +38,8 @@ pub struct RunHeader {
     pub domain: String,
     pub proposer: String,
     pub seed: u64,
-    /// `ladder` (propose–verify–repair) or `revise` (generate–measure–revise).
-    pub mode: String,
-    pub predicates: Vec<String>,
+    pub mode: RunMode,
+    pub predicates: Vec<RuleId>,
     pub ladder: Vec<String>,
     pub gate: String,
     pub budget: Budget,
@@ -39,8 +50,7 @@ pub struct RunHeader {
 pub struct CallRecord {
     /// Call number, from 1, in order of calls.
     pub call: u64,
-    /// `section`, `patch`, `rewrite` or `whole`.
-    pub request: &'static str,
+    pub request: RequestType,
     pub section: Option<usize>,
     pub attempt: u32,
     /// Number of events returned (0 when the call failed).
@@ -66,14 +76,25 @@ pub enum Status {
     Dropped,
 }
 
+/// What a rung did with a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepAction {
+    /// It offered a new candidate.
+    Candidate,
+    /// It asked the proposer for a patch or a rewrite.
+    AskProposer,
+    /// It could not help.
+    GiveUp,
+}
+
 /// One rung applied to one candidate.
 #[derive(Clone, Debug, Serialize)]
 pub struct Step<E, L, A> {
     /// Ladder pass, from 1.
     pub pass: u32,
     pub rung: String,
-    /// `candidate`, `ask-proposer` or `give-up`.
-    pub action: &'static str,
+    pub action: StepAction,
     /// The proposer call this step made, if any.
     pub call: Option<u64>,
     pub before: E,
@@ -109,6 +130,16 @@ pub struct Certificate<E, L, A> {
     pub accepted: Option<E>,
 }
 
+/// How an attempt at a section ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SectionOutcome {
+    /// Its events stand (with any drops).
+    Kept,
+    /// It was rolled back and the section proposed again.
+    Replanned,
+}
+
 /// One attempt at one section.
 #[derive(Clone, Debug, Serialize)]
 pub struct SectionRecord {
@@ -120,10 +151,13 @@ pub struct SectionRecord {
     pub accepted: usize,
     pub repaired: usize,
     pub dropped: usize,
-    /// `kept`, or `replanned` when this attempt was rolled back and the section proposed again.
-    pub outcome: &'static str,
+    pub outcome: SectionOutcome,
     /// The feedback given to the proposer for this attempt.
     pub feedback: Vec<String>,
+    /// For an attempt kept with dropped events: why, as a failing gate's report
+    /// quotes it. (Derivable from the certificates, so not written to the trace.)
+    #[serde(skip)]
+    pub drop_note: Option<String>,
 }
 
 /// One round of the generate–measure–revise loop.
@@ -140,6 +174,9 @@ pub struct RoundRecord {
     pub best: bool,
     /// The feedback this round produced (given to the next round).
     pub feedback: Vec<String>,
+    /// The measure's facts about this round's artefact ([`crate::Assessment::facts`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub measure: BTreeMap<String, serde_json::Value>,
 }
 
 /// Run totals. Deterministic for a seed: no clock values. Event counts run over

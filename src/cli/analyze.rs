@@ -4,6 +4,7 @@
 
 use super::{Exit, bad_input};
 use cantus_music::format::read_path;
+use cantus_music::lilypond;
 use cantus_twelve_tone::analysis::{DEFAULT_MIN_POSITIONS, Options, analyze, annotations};
 use cantus_twelve_tone::row::row_or_name;
 use std::path::PathBuf;
@@ -24,6 +25,10 @@ pub struct Args {
     /// Also write the analysis as score annotations (labels, order positions) to this JSON file.
     #[arg(long, value_name = "OUT.json")]
     marks: Option<PathBuf>,
+    /// Also write the piece as LilyPond with the analysis drawn on it: each statement's
+    /// labels over its first note, order positions by the notes, unexplained notes grey.
+    #[arg(long, value_name = "OUT.ly")]
+    annotate: Option<PathBuf>,
     /// Read a text-grammar file leniently.
     #[arg(long)]
     lenient: bool,
@@ -49,10 +54,22 @@ pub fn run(args: Args) -> Exit {
         Ok(a) => a,
         Err(e) => return bad_input(format!("{}: {e}", args.file.display())),
     };
+    let marks = annotations(&analysis);
     if let Some(path) = &args.marks {
-        let text = serde_json::to_string_pretty(&annotations(&analysis)).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&marks).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {
             return bad_input(format!("{}: {e}", path.display()));
+        }
+    }
+    if let Some(path) = &args.annotate {
+        let written =
+            lilypond::write_annotated(&loaded.score, &marks, &lilypond::Options::default())
+                .map_err(|e| format!("cannot write {} as LilyPond: {e}", path.display()))
+                .and_then(|text| {
+                    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+                });
+        if let Err(e) = written {
+            return bad_input(e);
         }
     }
     if args.json {

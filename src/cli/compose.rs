@@ -1,13 +1,12 @@
-//! `cantus compose`: write a serial piece from a brief or a spec file.
+//! `cantus compose`: write a serial piece from a brief or a spec file (or, with
+//! `--domain counterpoint`, a species exercise: see `counterpoint.rs`).
 
-use super::outputs::{Written, write_outputs};
-use super::{Exit, bad_input, runtime, summary};
-use cantus_framework::{Budget, Progress, Proposer};
-use cantus_twelve_tone::compose::{budget, compose};
+use super::model::ModelArgs;
+use super::{Exit, RunArgs, bad_input, runtime, summary};
+use cantus::twelve_tone::{Composed, Job, Piece, RoundLine, Way, gate_mode};
+use cantus_framework::Progress;
 use cantus_twelve_tone::gate::GateMode;
-use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
-use cantus_twelve_tone::spec::{CompiledBrief, Repetition, Spec, compile_brief};
-use cantus_twelve_tone::{EmbeddedProposer, TwelveTone};
+use cantus_twelve_tone::spec::Repetition;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -15,75 +14,61 @@ pub struct Args {
     /// Rule domain: `twelve-tone` (the default) or `counterpoint` (Fux species).
     #[arg(long, default_value = "twelve-tone")]
     pub domain: super::DomainName,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub twelve_tone: TwelveToneArgs,
+    #[command(flatten)]
+    pub counterpoint: super::counterpoint::ComposeArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// The twelve-tone flags of `cantus compose`.
+#[derive(clap::Args, Debug)]
+pub struct TwelveToneArgs {
     /// What to write, in English: "a 16-bar trio in 3/4 at 72 bpm on Webern's Op. 21 row, with a canon between the outer voices".
     #[arg(long, conflicts_with = "spec")]
     brief: Option<String>,
     /// A spec file (TOML) instead of a brief; see examples/specs/.
     #[arg(long)]
     spec: Option<PathBuf>,
-    /// Seed for the plan and the proposer: the same seed gives the same piece.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
     /// Release gate: strict (the default, or `[gate] mode` of --config) re-derives row
     /// labels from the pitches; relaxed trusts the tags.
     #[arg(long)]
     gate: Option<GateMode>,
-    /// Output directory.
-    #[arg(long, default_value = "out")]
-    pub out: PathBuf,
     /// Revise up to N rounds (N ≥ 1; twelve-tone only): each round runs the whole
     /// harness, Libretto's degeneracy gate judges it against the serial reference, and
     /// its feedback steers the next; only a piece passing both gates is released.
     #[arg(long, value_name = "N", conflicts_with = "raw",
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub revise: Option<u32>,
-    #[command(flatten)]
-    pub counterpoint: super::counterpoint::ComposeArgs,
-    #[command(flatten)]
-    pub model: super::model::ModelArgs,
-}
-
-/// The spec, and the brief it came from if any.
-fn load_spec(args: &Args) -> Result<(Spec, Option<CompiledBrief>), String> {
-    if let Some(path) = &args.spec {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let spec =
-            Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
-        return Ok((spec, None));
-    }
-    let Some(brief) = args.brief.as_deref() else {
-        return Err("give --brief \"…\" or --spec FILE".into());
-    };
-    let compiled = compile_brief(brief).map_err(|e| e.to_string())?;
-    Ok((compiled.spec.clone(), Some(compiled)))
+    revise: Option<u32>,
 }
 
 pub fn run(args: Args) -> Exit {
     if args.domain == super::DomainName::Counterpoint {
-        if args.revise.is_some() {
+        if args.twelve_tone.revise.is_some() {
             return bad_input("--revise works with --domain twelve-tone only");
         }
-        return super::counterpoint::compose(&args);
+        return super::counterpoint::compose(&args.run, &args.counterpoint, &args.model);
     }
-    let (spec, brief) = match load_spec(&args) {
-        Ok(s) => s,
+    let tt = &args.twelve_tone;
+    let piece = match Piece::load(tt.brief.as_deref(), tt.spec.as_deref()) {
+        Ok(p) => p,
         Err(e) => return bad_input(e),
     };
-    let configured = match super::model::backend(&args.model) {
-        Ok(c) => c,
+    let model = match args.model.source().open() {
+        Ok(m) => m,
         Err(e) => return bad_input(e),
     };
-    let gate_mode = match gate_mode(&args, configured.as_ref().map(|(c, _)| c)) {
-        Ok(g) => g,
-        Err(e) => return bad_input(e),
-    };
-    if matches!(spec.repetition, Repetition::Tremolo { .. }) && gate_mode == GateMode::Strict {
+    let mode = gate_mode(tt.gate, model.as_ref());
+    if matches!(piece.spec.repetition, Repetition::Tremolo { .. }) && mode == GateMode::Strict {
         eprintln!(
             "note: the strict gate never allows an immediate repetition; the spec's tremolo \
              allowance applies only with --gate relaxed"
         );
     }
-    if let Some(b) = &brief {
+    if let Some((_, b)) = &piece.brief {
         for d in &b.defaults_applied {
             eprintln!("default  {d}");
         }
@@ -91,24 +76,16 @@ pub fn run(args: Args) -> Exit {
             eprintln!("not understood (ignored): {}", b.not_understood.join(", "));
         }
     }
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        return bad_input(format!("{}: {e}", args.out.display()));
-    }
-    let (proposer, budget): (Box<dyn Proposer<TwelveTone>>, Budget) = match &configured {
-        None => (Box::new(EmbeddedProposer), budget()),
-        Some((config, backend)) if args.model.raw => {
-            let options = llm_options(config, &args.model);
-            return super::raw::run(&args.out, &spec, args.seed, backend.as_ref(), &options);
-        }
-        Some((config, backend)) => (
-            Box::new(LlmProposer::new(
-                backend.clone(),
-                llm_options(config, &args.model),
-            )),
-            harness_budget(&config.harness),
-        ),
+    let way = match (&model, args.model.raw, tt.revise) {
+        (Some(m), true, _) => Way::Raw { model: m },
+        (m, _, Some(rounds)) => Way::Revise {
+            model: m.as_ref(),
+            rounds,
+        },
+        (m, _, None) => Way::Harness { model: m.as_ref() },
     };
-    let bar = progress_bar();
+    let raw = matches!(way, Way::Raw { .. });
+    let bar = (!raw).then(progress_bar).flatten();
     let progress = bar.clone().map(|bar| {
         Box::new(move |p: Progress| {
             if let Progress::Section { done, total } = p {
@@ -117,116 +94,107 @@ pub fn run(args: Args) -> Exit {
             }
         }) as Box<dyn Fn(Progress) + Send + Sync>
     });
-    let composed = match args.revise {
-        Some(rounds) => super::revise::compose(
-            &spec,
-            args.seed,
-            gate_mode,
-            proposer.as_ref(),
-            budget,
-            progress,
-            rounds,
-        ),
-        None => runtime().block_on(compose(
-            &spec,
-            args.seed,
-            gate_mode,
-            proposer.as_ref(),
-            budget,
-            progress,
-        )),
+    let job = Job {
+        piece: &piece,
+        seed: args.run.seed,
+        mode,
+        way,
+        constrained: args.model.constrained,
+        out: &args.run.out,
+        replace: args.run.force,
     };
+    let composed = runtime().block_on(cantus::twelve_tone::compose(job, progress));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let composition = match composed {
-        Ok(c) => c,
-        Err(e) => return bad_input(format!("cannot plan this piece: {e}")),
-    };
-    let trace = composition.outcome.trace();
-    let brief_text = args.brief.as_deref().unwrap_or_default();
-    let Written {
-        released,
-        diagnostics,
-        write_errors,
-        spec_path,
-        gate,
-    } = write_outputs(
-        &args.out,
-        &composition,
-        &spec,
-        brief.as_ref().map(|b| (brief_text, b)),
-        args.seed,
+    match composed {
+        Ok(Composed::Harness {
+            composition,
+            rounds,
+            written,
+        }) => {
+            if let Some(total) = tt.revise {
+                print_rounds(&rounds, total, written.released);
+            }
+            let trace = composition.outcome.trace();
+            if written.released {
+                say!(
+                    "released ({}): {} bars, {} voices → {}",
+                    written.gate,
+                    piece.spec.bars,
+                    piece.spec.voices.len(),
+                    args.run.out.display()
+                );
+                say!(
+                    "check it again with: cantus verify {} --spec {} --seed {}",
+                    args.run.out.join("piece.txt").display(),
+                    args.run.out.join("spec.toml").display(),
+                    args.run.seed
+                );
+            } else {
+                summary::print_failure(&written.gate, &written.diagnostics);
+            }
+            say!("{}", summary::totals_line(&trace.totals));
+            summary::exit(written.released, &written.write_errors)
+        }
+        Ok(Composed::Raw { outcome, written }) => {
+            let backend = model
+                .as_ref()
+                .map_or_else(String::new, |m| m.backend.name());
+            say!("raw ({backend}): {}", outcome.summary());
+            say!(
+                "1 model call, tokens in/out {}/{}, {:.1} s → {}",
+                outcome.tokens_in.map_or("?".into(), |t| t.to_string()),
+                outcome.tokens_out.map_or("?".into(), |t| t.to_string()),
+                outcome.wall.as_secs_f64(),
+                args.run.out.display()
+            );
+            summary::exit(written.released, &written.write_errors)
+        }
+        Err(e) => bad_input(e),
+    }
+}
+
+/// One verdict line per revise round, then the loop's outcome.
+fn print_rounds(rounds: &[RoundLine], total: u32, released: bool) {
+    for r in rounds {
+        let gate = if r.gate_passed {
+            "strict gate passed".to_owned()
+        } else {
+            format!("strict gate failed ({} violations)", r.hard_violations)
+        };
+        let degeneracy = match &r.degeneracy {
+            Some((_, extremes, budget)) if extremes.is_empty() => {
+                format!("degeneracy passed (0 extremes, budget {budget})")
+            }
+            Some((passed, extremes, budget)) => format!(
+                "degeneracy {} ({} extreme{}, budget {budget}: {})",
+                if *passed { "passed" } else { "failed" },
+                extremes.len(),
+                if extremes.len() == 1 { "" } else { "s" },
+                extremes.join(", ")
+            ),
+            None => "degeneracy not measured".to_owned(),
+        };
+        say!(
+            "round {}/{total}: {gate}; {degeneracy}{}",
+            r.round,
+            if r.best { "; best so far" } else { "" }
+        );
+    }
+    say!(
+        "revise: {} after {} of at most {total} round{}",
+        if released {
+            "released"
+        } else {
+            "nothing released"
+        },
+        rounds.len(),
+        if total == 1 { "" } else { "s" }
     );
-    if released {
-        say!(
-            "released ({gate}): {} bars, {} voices → {}",
-            spec.bars,
-            spec.voices.len(),
-            args.out.display()
-        );
-        say!(
-            "check it again with: cantus verify {} --spec {} --seed {}",
-            args.out.join("piece.txt").display(),
-            spec_path.display(),
-            args.seed
-        );
-    } else {
-        summary::print_failure(&gate, &diagnostics);
-    }
-    say!("{}", summary::totals_line(&trace.totals));
-    for e in &write_errors {
-        eprintln!("error: could not write {e}");
-    }
-    if released && write_errors.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Failed
-    }
 }
 
-/// `--gate`, else the config's `[gate] mode`, else strict.
-fn gate_mode(args: &Args, config: Option<&cantus_backend::Config>) -> Result<GateMode, String> {
-    if let Some(mode) = args.gate {
-        return Ok(mode);
-    }
-    match config {
-        Some(c) => c.gate.mode.parse().map_err(|e| format!("[gate] mode: {e}")),
-        None => Ok(GateMode::Strict),
-    }
-}
-
-/// How the LLM proposer asks, from `[backend]`, `[harness]` and the flags.
-fn llm_options(config: &cantus_backend::Config, flags: &super::model::ModelArgs) -> LlmOptions {
-    let defaults = LlmOptions::default();
-    LlmOptions {
-        constrained: flags.constrained_with(config),
-        json_schema: config.harness.json_schema,
-        reasks: config.harness.reasks,
-        temperature: config.backend.temperature,
-        seed: config.backend.seed,
-        max_tokens: config.backend.max_tokens.or(defaults.max_tokens),
-    }
-}
-
-/// The twelve-tone budget with `[harness]` overrides.
-fn harness_budget(h: &cantus_backend::HarnessConfig) -> Budget {
-    let mut b = budget();
-    if let Some(n) = h.attempts_per_event {
-        b.attempts_per_event = n;
-    }
-    if let Some(n) = h.replans_per_section {
-        b.replans_per_section = n;
-    }
-    if let Some(n) = h.max_proposer_calls {
-        b.max_proposer_calls = Some(n);
-    }
-    if let Some(s) = h.deadline_s {
-        b.deadline = Some(std::time::Duration::from_secs_f64(s));
-    }
-    b
-}
-
+/// A progress bar on a terminal (none when stderr is not one).
 pub fn progress_bar() -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input score (.txt grammar, .mid, .musicxml).
+    /// Input score (.txt grammar, .mid, .musicxml, .mxl, .mei).
     input: PathBuf,
     /// Output score (.txt, .mid, .musicxml, .ly); the extension picks the format.
     output: PathBuf,
-    /// Read the text grammar leniently (as Libretto's parser does), warning about what is skipped.
+    /// Read leniently, warning about what is skipped: the text grammar as Libretto's parser does, a damaged MIDI file as far as it goes.
     #[arg(long)]
     lenient: bool,
 }
@@ -23,8 +23,9 @@ pub fn run(args: Args) -> Exit {
     for w in &loaded.warnings {
         eprintln!("{w}");
     }
-    if let Err(e) = write_path(&args.output, &loaded.score) {
-        return bad_input(e);
+    match write_path(&args.output, &loaded.score) {
+        Ok(renamed) => renamed.iter().for_each(|w| eprintln!("{w}")),
+        Err(e) => return bad_input(e),
     }
     eprintln!(
         "wrote {} ({} voices, {} events, {} bars)",

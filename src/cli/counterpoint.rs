@@ -1,22 +1,18 @@
 //! `cantus compose|verify --domain counterpoint`: Fux species counterpoint.
 //!
 //! Compose writes an exercise against one of Fux's cantus firmi (by mode) or a
-//! cantus from a file, with the embedded search proposer; verify judges any
-//! two-voice exercise file by the species gate. Exit codes as everywhere: 0
-//! released/passed, 1 failed, 2 bad input.
+//! cantus from a file, with the embedded search proposer or, with `--config`, the
+//! model; verify judges any two-voice exercise file by the species gate. Exit codes as
+//! everywhere: 0 released/passed, 1 failed, 2 bad input.
 
-use super::{Exit, bad_input, runtime, summary};
-use cantus_counterpoint::gate::soft_scores;
+use super::model::ModelArgs;
+use super::{Exit, RunArgs, bad_input, runtime, summary};
+use cantus_counterpoint::report::{VerifyReport, soft_line};
 use cantus_counterpoint::rules::Profile;
-use cantus_counterpoint::{
-    Assignment, Cantus, EmbeddedProposer, Location, ModeName, ModelProposer, Position, ReadOptions,
-    Species, SpeciesGate, compose_with,
-};
-use cantus_framework::{GateReport, Outcome, Proposer, Severity};
+use cantus_counterpoint::{Assignment, ModeName, Position, ReadOptions, Species, SpeciesGate};
+use cantus_framework::Outcome;
 use cantus_music::format::read_path;
-use serde_json::json;
 use std::path::Path;
-use std::time::Duration;
 
 /// Counterpoint flags of `cantus compose`.
 #[derive(clap::Args, Debug, Default)]
@@ -69,24 +65,15 @@ fn species(n: Option<u8>) -> Option<Species> {
 }
 
 /// `cantus compose --domain counterpoint`.
-pub fn compose(args: &super::compose::Args) -> Exit {
-    let cp = &args.counterpoint;
+pub fn compose(run: &RunArgs, cp: &ComposeArgs, model: &ModelArgs) -> Exit {
     let Some(cantus_arg) = cp.cantus.as_deref() else {
         return bad_input(
             "--domain counterpoint needs --cantus MODE|FILE (dorian, phrygian, lydian, mixolydian, aeolian, ionian, or a file)",
         );
     };
-    let cantus = match ModeName::parse(cantus_arg) {
-        Some(mode) => Cantus::fux(mode),
-        None if Path::new(cantus_arg).exists() => match Cantus::from_path(Path::new(cantus_arg)) {
-            Ok(c) => c,
-            Err(e) => return bad_input(e),
-        },
-        None => {
-            return bad_input(format!(
-                "--cantus {cantus_arg:?} is neither a mode (dorian, phrygian, lydian, mixolydian, aeolian, ionian) nor an existing file"
-            ));
-        }
+    let cantus = match cantus::counterpoint::cantus(cantus_arg) {
+        Ok(c) => c,
+        Err(e) => return bad_input(e),
     };
     if cp.species.is_none() {
         eprintln!("default  species 1 (--species 2 for two notes against one)");
@@ -99,63 +86,45 @@ pub fn compose(args: &super::compose::Args) -> Exit {
         species(cp.species).unwrap_or(Species::First),
         position(cp.above, cp.below).unwrap_or(Position::Above),
     );
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        return bad_input(format!("{}: {e}", args.out.display()));
-    }
-    // With --config the model backend of cantus.toml proposes (same backends and
-    // harness settings as the twelve-tone domain); otherwise the embedded search.
-    if args.model.raw {
+    if model.raw {
         return bad_input(
             "--raw is not available for --domain counterpoint; the model proposer always runs through the harness",
         );
     }
-    let configured = match super::model::backend(&args.model) {
+    let configured = match model.source().open() {
         Ok(c) => c,
         Err(e) => return bad_input(e),
     };
-    let mut budget = cantus_counterpoint::compose::budget();
-    let proposer: Box<dyn Proposer<cantus_counterpoint::Counterpoint>> = match configured {
-        Some((config, backend)) => {
-            let h = &config.harness;
-            budget.attempts_per_event = h.attempts_per_event.unwrap_or(budget.attempts_per_event);
-            budget.replans_per_section =
-                h.replans_per_section.unwrap_or(budget.replans_per_section);
-            budget.max_proposer_calls = h.max_proposer_calls;
-            budget.deadline = h
-                .deadline_s
-                .filter(|s| *s > 0.0)
-                .map(Duration::from_secs_f64);
-            let constrained = args.model.constrained_with(&config);
-            Box::new(ModelProposer::new(backend, h.reasks, constrained))
-        }
-        None => Box::new(EmbeddedProposer),
+    let composed = match runtime().block_on(cantus::counterpoint::compose(
+        &assignment,
+        run.seed,
+        configured.as_ref(),
+        model.constrained,
+        &run.out,
+        run.force,
+    )) {
+        Ok(c) => c,
+        Err(e) => return bad_input(e),
     };
-    let outcome = runtime().block_on(compose_with(
-        assignment.clone(),
-        args.seed,
-        proposer.as_ref(),
-        budget,
-    ));
-    let (released, write_errors) = write_outputs(&args.out, &assignment, &outcome, args.seed);
-    let trace = outcome.trace();
+    let trace = composed.outcome.trace();
     let gate = trace
         .gate
         .as_ref()
         .map_or("gate not reached".to_owned(), |g| g.gate.clone());
-    match &outcome {
+    match &composed.outcome {
         Outcome::Released { .. } => {
             say!(
                 "released ({gate}): {}, {} bars → {}",
                 assignment.title(),
                 assignment.cantus.len(),
-                args.out.display()
+                run.out.display()
             );
             if let Some(report) = &trace.gate {
                 say!("soft: {}", soft_line(report));
             }
             say!(
                 "check it again with: cantus verify --domain counterpoint {}",
-                args.out.join("piece.txt").display()
+                run.out.join("piece.txt").display()
             );
         }
         Outcome::Failure { diagnostics, .. } => {
@@ -163,120 +132,18 @@ pub fn compose(args: &super::compose::Args) -> Exit {
         }
     }
     say!("{}", summary::totals_line(&trace.totals));
-    for e in &write_errors {
-        eprintln!("error: could not write {e}");
-    }
-    if released && write_errors.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Failed
-    }
-}
-
-/// `FS-M-leap-recovery 1, FS-M-double-leap 1` (or `none`).
-fn soft_line(report: &GateReport<Location>) -> String {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for v in report
-        .violations
-        .iter()
-        .filter(|v| v.severity == Severity::Soft)
-    {
-        match counts.iter_mut().find(|(id, _)| *id == v.predicate) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((v.predicate.clone(), 1)),
-        }
-    }
-    if counts.is_empty() {
-        return "none".into();
-    }
-    counts
-        .iter()
-        .map(|(id, n)| format!("{id} {n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Writes the exercise in every format, the trace and report.json; returns whether
-/// it was released and what could not be written.
-fn write_outputs(
-    out: &Path,
-    assignment: &Assignment,
-    outcome: &Outcome<cantus_counterpoint::Counterpoint>,
-    seed: u64,
-) -> (bool, Vec<String>) {
-    let released = outcome.is_released();
-    let prefix = if released {
-        "piece"
-    } else {
-        "unreleased-piece"
-    };
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    let (score, diagnostics) = match outcome {
-        Outcome::Released { artefact, .. } => (Some(artefact), Vec::new()),
-        Outcome::Failure {
-            artefact,
-            diagnostics,
-            ..
-        } => (
-            artefact.as_ref(),
-            diagnostics.iter().map(ToString::to_string).collect(),
-        ),
-    };
-    if let Some(score) = score {
-        let (written, failed) = super::outputs::write_score_files(out, prefix, score);
-        files.extend(written.iter().map(|p| p.display().to_string()));
-        errors.extend(failed);
-    }
-    let trace_path = out.join("trace.jsonl");
-    match std::fs::File::create(&trace_path).and_then(|f| {
-        outcome
-            .trace()
-            .write_jsonl(std::io::BufWriter::new(f), true)
-    }) {
-        Ok(()) => files.push(trace_path.display().to_string()),
-        Err(e) => errors.push(format!("{}: {e}", trace_path.display())),
-    }
-    let trace = outcome.trace();
-    let report = json!({
-        "domain": "counterpoint",
-        "released": released,
-        "seed": seed,
-        "cantus": {
-            "id": assignment.cantus.id,
-            "mode": assignment.cantus.mode().map(ModeName::as_str),
-            "source": assignment.cantus.source,
-            "notes": assignment.cantus.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        },
-        "species": assignment.species.number(),
-        "position": assignment.position.to_string(),
-        "rest_start": assignment.rest_start,
-        "gate": trace.gate,
-        "diagnostics": diagnostics,
-        "totals": trace.totals,
-        "files": files,
-        "write_errors": errors,
-    });
-    let report_path = out.join("report.json");
-    if let Err(e) = std::fs::write(
-        &report_path,
-        serde_json::to_string_pretty(&report).unwrap_or_default(),
-    ) {
-        errors.push(format!("{}: {e}", report_path.display()));
-    }
-    (released, errors)
+    summary::exit(composed.released, &composed.write_errors)
 }
 
 /// `cantus verify --domain counterpoint FILE`.
-pub fn verify(args: &super::verify::Args) -> Exit {
-    let cp = &args.counterpoint;
+pub fn verify(file: &Path, lenient: bool, json: bool, cp: &VerifyArgs) -> Exit {
     let options = ReadOptions {
         species: species(cp.species),
         cantus_voice: cp.cantus_voice.clone(),
         position: position(cp.above, cp.below),
         profile: Profile::parse(&cp.profile).unwrap_or_default(),
     };
-    let loaded = match read_path(&args.file, args.lenient) {
+    let loaded = match read_path(file, lenient) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };
@@ -288,39 +155,19 @@ pub fn verify(args: &super::verify::Args) -> Exit {
         Err(e) => {
             return bad_input(format!(
                 "{}: not a two-voice species exercise: {e}",
-                args.file.display()
+                file.display()
             ));
         }
     };
     let ex = &reading.exercise;
-    if args.json {
-        let violations: Vec<_> = report
-            .violations
-            .iter()
-            .map(|v| {
-                json!({
-                    "predicate": v.predicate,
-                    "severity": v.severity,
-                    "bar": v.location.bar,
-                    "from_bar": v.location.from_bar,
-                    "voice": v.location.voice,
-                    "onset": cantus_music::time_text::format(v.location.onset),
-                    "reason": v.reason,
-                })
-            })
-            .collect();
-        let out = json!({
-            "file": args.file.display().to_string(),
-            "passed": report.passed,
-            "gate": report.gate,
-            "species": ex.species.number(),
-            "position": ex.position.to_string(),
-            "events": loaded.score.event_count(),
-            "violations": violations,
-            "soft_scores": soft_scores(&report, ex, options.profile),
-            "facts": report.facts,
-        });
-        say!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    if json {
+        super::print_json(&VerifyReport::new(
+            file.display().to_string(),
+            loaded.score.event_count(),
+            &report,
+            ex,
+            options.profile,
+        ));
     } else {
         let hard = report.hard().count();
         let head = format!(
@@ -333,11 +180,11 @@ pub fn verify(args: &super::verify::Args) -> Exit {
             ex.bars()
         );
         if report.passed {
-            say!("PASSED {} ({}): {head}", args.file.display(), report.gate);
+            say!("PASSED {} ({}): {head}", file.display(), report.gate);
         } else {
             say!(
                 "FAILED {} ({}): {hard} violation{}; {head}",
-                args.file.display(),
+                file.display(),
                 report.gate,
                 if hard == 1 { "" } else { "s" }
             );

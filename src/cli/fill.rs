@@ -6,8 +6,9 @@
 //! tokens it took, and each gate's outcome.
 
 use super::fingerprint::table;
-use super::model::{ModelArgs, backend};
+use super::model::ModelArgs;
 use super::{Exit, bad_input};
+use cantus_libretto::copy::COPY_THRESHOLD;
 use cantus_libretto::fill::{
     FillError, FillRequest, Filled, ModelFillOptions, ModelUsage, fill, fill_with_model,
 };
@@ -85,7 +86,7 @@ fn usage_json(u: &ModelUsage) -> Value {
 /// The verdict lines: what filled, at what cost, and each gate.
 fn verdict_text(first: u32, last: u32, f: &Filled) -> String {
     let mut lines = vec![format!(
-        "bars {first}-{last}: {} by {}; copy risk {:.3} (< 0.30 {}), {} extremes (≤ {} {}), distance to context {:.1}; best of {} candidates",
+        "bars {first}-{last}: {} by {}; copy risk {:.3} (< {COPY_THRESHOLD:.2} {}), {} extremes (≤ {} {}), distance to context {:.1}; best of {} candidates",
         if f.passed {
             "filled"
         } else {
@@ -93,7 +94,7 @@ fn verdict_text(first: u32, last: u32, f: &Filled) -> String {
         },
         f.proposer,
         f.copy_risk,
-        ok(f.copy_risk < 0.30),
+        ok(f.copy_risk < COPY_THRESHOLD),
         f.extremes,
         f.budget,
         ok(f.extremes <= f.budget),
@@ -156,7 +157,7 @@ pub fn run(args: Args) -> Exit {
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
-    let configured = match backend(&args.model) {
+    let configured = match args.model.source().open() {
         Ok(c) => c,
         Err(e) => return bad_input(e),
     };
@@ -168,22 +169,22 @@ pub fn run(args: Args) -> Exit {
     };
     let result = match &configured {
         None => fill(&loaded.score, &req, &table),
-        Some((config, model)) => {
+        Some(m) => {
             req.candidates = args.candidates.unwrap_or(MODEL_CANDIDATES);
-            if let Some(cap) = config.harness.max_proposer_calls {
+            if let Some(cap) = m.settings.harness.max_proposer_calls {
                 req.candidates = req
                     .candidates
                     .min(usize::try_from(cap).unwrap_or(usize::MAX));
             }
             let options = ModelFillOptions {
-                constrained: args.model.constrained_with(config),
+                constrained: m.settings.ask(args.model.constrained).constrained,
                 ..ModelFillOptions::default()
             };
             super::runtime().block_on(fill_with_model(
                 &loaded.score,
                 &req,
                 &table,
-                model.as_ref(),
+                m.backend.as_ref(),
                 &options,
             ))
         }

@@ -15,22 +15,26 @@ use std::process::ExitCode;
 
 mod analyze;
 mod bank;
+mod blind;
 mod calibrate;
 mod compare;
 mod compose;
 mod convert;
 mod counterpoint;
 mod example;
+mod extend;
 mod fill;
 mod fingerprint;
+mod generate;
 mod model;
-mod outputs;
+mod morph;
 mod plugins;
-mod raw;
-mod revise;
+mod render;
 mod rows;
 mod summary;
+mod teach;
 mod verify;
+mod workflow;
 
 /// Cantus: constrained symbolic generation — propose, verify, repair, trace, release.
 #[derive(Parser, Debug)]
@@ -69,6 +73,18 @@ enum Command {
     Fill(fill::Args),
     /// List the registered backends and proposers: built-in, dynamic and subprocess plugins.
     Plugins(plugins::Args),
+    /// Engrave (LilyPond), hear (a General MIDI SoundFont) or report (HTML) a piece or a directory of runs.
+    Render(render::Args),
+    /// Build a blind-evaluation package of paired pieces, or score its ratings (`blind score`).
+    Blind(blind::Args),
+    /// Write a whole piece in a style (a genre, or the --reference pieces) with a model.
+    Generate(generate::Args),
+    /// Morph piece A into piece B in K segments.
+    Morph(morph::Args),
+    /// Write a teaching example of a named device (--list shows the catalogue).
+    Teach(teach::Args),
+    /// Continue a piece by N bars (6-40).
+    Extend(extend::Args),
 }
 
 /// The rule domains `compose` and `verify` know.
@@ -78,6 +94,21 @@ pub enum DomainName {
     TwelveTone,
     /// Fux species counterpoint, first and second species, two voices.
     Counterpoint,
+}
+
+/// Where and how a generating command writes its run.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Seed for the plan and the proposer: the same seed gives the same piece.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output directory: written as one unit (a reader sees the earlier run or this
+    /// one, never a mixture); must not exist, be empty, or hold an earlier run.
+    #[arg(long, default_value = "out")]
+    pub out: std::path::PathBuf,
+    /// Replace an earlier run in --out.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// How a command ended.
@@ -99,6 +130,15 @@ impl From<Exit> for ExitCode {
             Exit::BadInput => ExitCode::from(2),
         }
     }
+}
+
+/// Prints `value` as pretty JSON with sorted keys (as every Cantus report is written).
+pub fn print_json(value: &impl serde::Serialize) {
+    let value = serde_json::to_value(value).unwrap_or_default();
+    say!(
+        "{}",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    );
 }
 
 /// Prints an error for bad input and returns [`Exit::BadInput`].
@@ -132,6 +172,12 @@ pub fn main() -> ExitCode {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Fill(args) => fill::run(args),
         Command::Plugins(args) => plugins::run(args),
+        Command::Render(args) => render::run(args),
+        Command::Blind(args) => blind::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Morph(args) => morph::run(args),
+        Command::Teach(args) => teach::run(args),
+        Command::Extend(args) => extend::run(args),
     };
     exit.into()
 }

@@ -8,6 +8,7 @@
 //! exits 1, so a user learns at once that a config will not work.
 
 use super::{Exit, bad_input};
+use cantus::settings::Settings;
 use cantus_backend::Config;
 use cantus_framework::PluginInfo;
 use std::path::PathBuf;
@@ -66,11 +67,11 @@ pub fn run(args: Args) -> Exit {
         .map(Entry::Found)
         .collect();
     if let Some(path) = &args.config {
-        let config = match Config::load(path) {
-            Ok(config) => config,
+        let settings = match Settings::load(path) {
+            Ok(settings) => settings,
             Err(e) => return bad_input(e),
         };
-        entries.extend(load_named(&config));
+        entries.extend(load_named(&settings.models()));
     }
     let failed = entries.iter().any(|e| matches!(e, Entry::Failed { .. }));
     if args.json {

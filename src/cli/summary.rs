@@ -59,3 +59,16 @@ pub fn print_failure(gate: &str, diagnostics: &[impl std::fmt::Display]) {
         say!("  … {} more in report.json", diagnostics.len() - 12);
     }
 }
+
+/// Prints each file that could not be written, and the exit: released and every file
+/// written, or an explicit failure.
+pub fn exit(released: bool, write_errors: &[String]) -> super::Exit {
+    for e in write_errors {
+        eprintln!("error: could not write {e}");
+    }
+    if released && write_errors.is_empty() {
+        super::Exit::Ok
+    } else {
+        super::Exit::Failed
+    }
+}

@@ -1,15 +1,10 @@
 //! `cantus verify FILE`: judge any piece by the release gate.
 
 use super::{Exit, bad_input};
-use cantus_framework::Violation;
-use cantus_music::format::read_path;
-use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::row::row_or_name;
-use cantus_twelve_tone::spec::Spec;
-use cantus_twelve_tone::{Blueprint, Location};
-use serde_json::json;
+use cantus::twelve_tone::{Against, verify};
+use cantus_twelve_tone::gate::GateMode;
+use cantus_twelve_tone::report::VerifyReport;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -18,6 +13,21 @@ pub struct Args {
     pub domain: super::DomainName,
     /// The piece: .txt (grammar), .mid or .musicxml.
     pub file: PathBuf,
+    /// Read a text-grammar file leniently (raw model output).
+    #[arg(long)]
+    pub lenient: bool,
+    /// Print a JSON object: passed, mode, violations [{predicate, bar, voice, onset, reason}], facts.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub twelve_tone: TwelveToneArgs,
+    #[command(flatten)]
+    pub counterpoint: super::counterpoint::VerifyArgs,
+}
+
+/// The twelve-tone flags of `cantus verify`.
+#[derive(clap::Args, Debug)]
+pub struct TwelveToneArgs {
     /// strict re-derives row labels from the pitches; relaxed trusts the row tags.
     #[arg(long, default_value = "strict")]
     mode: GateMode,
@@ -30,58 +40,39 @@ pub struct Args {
     /// The row, when there is no spec ("0 11 7 …" or a historical name); otherwise it is inferred.
     #[arg(long, conflicts_with = "spec")]
     row: Option<String>,
-    /// Read a text-grammar file leniently (raw model output).
-    #[arg(long)]
-    pub lenient: bool,
-    /// Print a JSON object: passed, mode, violations [{predicate, bar, voice, onset, reason}], facts.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub counterpoint: super::counterpoint::VerifyArgs,
-}
-
-fn gate(args: &Args) -> Result<SerialGate, String> {
-    if let Some(path) = &args.spec {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let spec =
-            Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
-        let plan = Blueprint::new(&spec, args.seed).map_err(|e| e.to_string())?;
-        return Ok(SerialGate::for_plan(Arc::new(plan), args.mode));
-    }
-    if let Some(text) = &args.row {
-        let (row, _) = row_or_name(text).map_err(|e| format!("--row: {e}"))?;
-        return Ok(SerialGate::for_row(row, Default::default(), args.mode));
-    }
-    Ok(SerialGate::inferring(args.mode))
 }
 
 pub fn run(args: Args) -> Exit {
     if args.domain == super::DomainName::Counterpoint {
-        return super::counterpoint::verify(&args);
+        return super::counterpoint::verify(
+            &args.file,
+            args.lenient,
+            args.json,
+            &args.counterpoint,
+        );
     }
-    let gate = match gate(&args) {
-        Ok(g) => g,
+    let tt = &args.twelve_tone;
+    let against = Against {
+        mode: tt.mode,
+        spec: tt.spec.clone(),
+        seed: tt.seed,
+        row: tt.row.clone(),
+    };
+    let verified = match verify(&args.file, args.lenient, &against) {
+        Ok(v) => v,
         Err(e) => return bad_input(e),
     };
-    let loaded = match read_path(&args.file, args.lenient) {
-        Ok(l) => l,
-        Err(e) => return bad_input(e),
-    };
+    let (loaded, report) = (&verified.loaded, &verified.report);
     for w in &loaded.warnings {
         eprintln!("{w}");
     }
-    let report = gate.judge_score(&loaded.score);
     if args.json {
-        let violations: Vec<_> = report.violations.iter().map(violation_json).collect();
-        let out = json!({
-            "file": args.file.display().to_string(),
-            "passed": report.passed,
-            "gate": report.gate,
-            "events": loaded.score.event_count(),
-            "violations": violations,
-            "facts": report.facts,
-        });
-        say!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        let out = VerifyReport::new(
+            args.file.display().to_string(),
+            loaded.score.event_count(),
+            report,
+        );
+        super::print_json(&out);
     } else {
         let hard = report.hard().count();
         if report.passed {
@@ -115,16 +106,4 @@ pub fn run(args: Args) -> Exit {
     } else {
         Exit::Failed
     }
-}
-
-/// One twelve-tone violation as `verify --json` and `report.json` print it.
-pub fn violation_json(v: &Violation<Location>) -> serde_json::Value {
-    json!({
-        "predicate": v.predicate,
-        "severity": v.severity,
-        "bar": v.location.bar,
-        "voice": v.location.voice,
-        "onset": cantus_music::time_text::format(v.location.onset),
-        "reason": v.reason,
-    })
 }

@@ -4,7 +4,7 @@
 use cantus_framework::Outcome;
 use cantus_music::Score;
 use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{Composition, budget, compose};
+use cantus_twelve_tone::compose::{Composer, Composition, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
 
@@ -17,14 +17,7 @@ pub fn compose_brief(brief: &str, seed: u64) -> Composition {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(compose(
-            &spec,
-            seed,
-            GateMode::Strict,
-            &EmbeddedProposer,
-            budget(),
-            None,
-        ))
+        .block_on(Composer::new(GateMode::Strict, budget()).compose(&spec, seed, &EmbeddedProposer))
         .unwrap_or_else(|e| panic!("{brief:?} cannot be planned: {e}"))
 }
 

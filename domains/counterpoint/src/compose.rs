@@ -2,10 +2,10 @@
 //! a proposer → released exercise or an explicit failure.
 
 use crate::domain::{Assignment, Counterpoint};
-use crate::gate::SpeciesGate;
+use crate::exercise::Species;
+use crate::gate::ExerciseGate;
 use crate::{predicates, rungs};
 use cantus_framework::{Budget, Engine, Outcome, Proposer};
-use std::sync::Arc;
 
 /// The budget: two ladder passes per note, any drop replans its bar (a dropped
 /// note is a hole the gate refuses), three replans per bar.
@@ -19,13 +19,14 @@ pub fn budget() -> Budget {
     }
 }
 
-/// The engine for one assignment.
-pub fn engine(assignment: &Assignment) -> Engine<Counterpoint> {
+/// The engine for exercises of one species: reused for any assignment of it (each
+/// run's assignment reaches the predicates and the gate as the run's spec).
+pub fn engine(species: Species) -> Engine<Counterpoint> {
     Engine::new(
         Counterpoint,
-        predicates::verifier(assignment.species),
+        predicates::verifier(species),
         rungs::ladder(),
-        SpeciesGate::for_assignment(assignment),
+        ExerciseGate(species),
     )
     .with_budget(budget())
 }
@@ -46,6 +47,6 @@ pub async fn compose_with(
     proposer: &dyn Proposer<Counterpoint>,
     budget: Budget,
 ) -> Outcome<Counterpoint> {
-    let engine = engine(&assignment).with_budget(budget);
-    engine.run(&Arc::new(assignment), proposer, seed).await
+    let engine = engine(assignment.species).with_budget(budget);
+    engine.run(&assignment, proposer, seed).await
 }

@@ -8,10 +8,9 @@
 
 use crate::cantus::Cantus;
 use crate::exercise::{Beat, Exercise, Location, Moment, Position, Species};
-use cantus_framework::{Domain, NoAmendment, PlanError};
+use cantus_framework::{Assemble, Domain, NoAmendment, PlanError};
 use cantus_music::{Score, Spelling};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// What to write: a cantus, a species, a position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -105,10 +104,10 @@ pub struct BarPlan {
     pub beats: Vec<Beat>,
 }
 
-/// The online state: the assignment and the exercise accepted so far.
+/// The online state: the exercise accepted so far. (The assignment is the run's spec,
+/// which the engine hands to predicates and proposers by reference.)
 #[derive(Clone, Debug)]
 pub struct CpState {
-    pub assignment: Arc<Assignment>,
     pub exercise: Exercise,
 }
 
@@ -129,7 +128,7 @@ impl CpState {
 pub struct Counterpoint;
 
 impl Domain for Counterpoint {
-    type Spec = Arc<Assignment>;
+    type Spec = Assignment;
     type Section = BarPlan;
     type Event = CpEvent;
     type State = CpState;
@@ -141,7 +140,7 @@ impl Domain for Counterpoint {
         "counterpoint"
     }
 
-    fn plan(&self, spec: &Arc<Assignment>) -> Result<Vec<BarPlan>, PlanError> {
+    fn plan(&self, spec: &Assignment) -> Result<Vec<BarPlan>, PlanError> {
         if spec.cantus.len() < crate::cantus::MIN_NOTES {
             return Err(PlanError::new(format!(
                 "the cantus firmus has {} notes; at least {} are needed",
@@ -162,9 +161,8 @@ impl Domain for Counterpoint {
         Ok(bars)
     }
 
-    fn initial_state(&self, spec: &Arc<Assignment>) -> CpState {
+    fn initial_state(&self, spec: &Assignment) -> CpState {
         CpState {
-            assignment: spec.clone(),
             exercise: spec.empty_exercise(),
         }
     }
@@ -187,33 +185,13 @@ impl Domain for Counterpoint {
         }
     }
 
-    fn summarize(&self, state: &CpState) -> String {
-        let ex = &state.exercise;
-        let line: Vec<String> = ex
-            .moments
-            .iter()
-            .map(|m| m.counterpoint.to_string())
-            .collect();
-        let cantus: Vec<String> = ex.cantus.iter().map(ToString::to_string).collect();
-        format!(
-            "species {} counterpoint {} a {} cantus [{}]; so far: [{}]",
-            ex.species.number(),
-            ex.position,
-            ex.modality.mode().map_or("modal", |m| m.as_str()),
-            cantus.join(" "),
-            line.join(" ")
-        )
-    }
-
-    fn amend(&self, _state: &mut CpState, a: &NoAmendment) -> NoAmendment {
-        match *a {}
-    }
-
-    fn finish(&self, spec: &Arc<Assignment>, state: CpState) -> Score {
+    fn finish(&self, spec: &Assignment, state: CpState) -> Score {
         state.exercise.to_score(Some(spec.title()))
     }
+}
 
-    fn assemble(&self, spec: &Arc<Assignment>, events: Vec<CpEvent>) -> Score {
+impl Assemble for Counterpoint {
+    fn assemble(&self, spec: &Assignment, events: Vec<CpEvent>) -> Score {
         let mut ex = spec.empty_exercise();
         let mut events = events;
         events.sort_by_key(|e| (e.bar, e.beat));

@@ -6,10 +6,10 @@
 //! appears, with 0 when it holds), so nothing is silently dropped.
 
 use crate::domain::{Assignment, Counterpoint};
-use crate::exercise::{Exercise, Location};
+use crate::exercise::{Exercise, Location, Species};
 use crate::read::{ExerciseError, ReadOptions, Reading, read_exercise};
 use crate::rules::{self, Finding, rule_by_id};
-use cantus_framework::{GateReport, ReleaseGate, Severity, Violation};
+use cantus_framework::{GateReport, ReleaseGate, RuleId, Severity, Violation};
 use cantus_music::{Score, Time};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ impl SpeciesGate {
         if let Some(want) = &self.cantus {
             let got: Vec<u8> = reading.exercise.cantus.iter().map(|n| n.midi).collect();
             if &got != want {
-                let rule = rule_by_id("SP-cantus").expect("SP-cantus is in the catalogue");
+                let rule = rule_by_id(rules::SP_CANTUS).expect("SP-cantus is in the catalogue");
                 let bar = got
                     .iter()
                     .zip(want)
@@ -85,21 +85,24 @@ fn cantus_location(ex: &Exercise, bar: usize) -> Location {
     }
 }
 
-impl ReleaseGate<Counterpoint> for SpeciesGate {
-    fn name(&self) -> String {
+impl SpeciesGate {
+    /// The gate's name in reports: `counterpoint/species-N` when the species is fixed.
+    pub fn name(&self) -> String {
         match self.options.species {
             Some(s) => format!("counterpoint/species-{}", s.number()),
             None => "counterpoint".into(),
         }
     }
 
-    fn judge(&self, score: &Score) -> GateReport<Location> {
+    /// Judges `score`; a score that is no exercise at all gets one `SP-structure`
+    /// violation saying why.
+    pub fn judge(&self, score: &Score) -> GateReport<Location> {
         match self.try_judge(score) {
             Ok((report, _)) => report,
             Err(e) => GateReport::from_violations(
                 self.name(),
                 vec![Violation::hard(
-                    "SP-structure",
+                    rules::SP_STRUCTURE,
                     Location {
                         bar: 1,
                         voice: String::new(),
@@ -113,6 +116,22 @@ impl ReleaseGate<Counterpoint> for SpeciesGate {
     }
 }
 
+/// The release gate of the engine for one species: each exercise judged by
+/// [`SpeciesGate::for_assignment`] of the run's assignment, so one engine serves
+/// every exercise of the species.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExerciseGate(pub Species);
+
+impl ReleaseGate<Counterpoint> for ExerciseGate {
+    fn name(&self) -> String {
+        format!("counterpoint/species-{}", self.0.number())
+    }
+
+    fn judge(&self, assignment: &Assignment, score: &Score) -> GateReport<Location> {
+        SpeciesGate::for_assignment(assignment).judge(score)
+    }
+}
+
 /// Reads `score` as an exercise and judges it by every rule of its species.
 pub fn judge_score(
     score: &Score,
@@ -120,7 +139,7 @@ pub fn judge_score(
 ) -> Result<(GateReport<Location>, Reading), ExerciseError> {
     let reading = read_exercise(score, options)?;
     let ex = &reading.exercise;
-    let rhythm = rule_by_id("SP-rhythm").expect("SP-rhythm is in the catalogue");
+    let rhythm = rule_by_id(rules::SP_RHYTHM).expect("SP-rhythm is in the catalogue");
     let mut violations: Vec<Finding> = reading
         .rhythm
         .iter()
@@ -150,13 +169,13 @@ pub fn soft_scores(
     report: &GateReport<Location>,
     ex: &Exercise,
     profile: rules::Profile,
-) -> BTreeMap<String, usize> {
-    let mut scores: BTreeMap<String, usize> = rules::rules_for(ex.species)
+) -> BTreeMap<RuleId, usize> {
+    let mut scores: BTreeMap<RuleId, usize> = rules::rules_for(ex.species)
         .filter(|r| profile.severity(r) == Severity::Soft)
-        .map(|r| (r.id.to_owned(), 0))
+        .map(|r| (r.id, 0))
         .collect();
     for v in report.violations.iter().filter(|v| !v.is_hard()) {
-        *scores.entry(v.predicate.clone()).or_default() += 1;
+        *scores.entry(v.predicate).or_default() += 1;
     }
     scores
 }

@@ -30,6 +30,7 @@ pub mod pitch;
 pub mod predicates;
 pub mod proposer;
 pub mod read;
+pub mod report;
 pub mod rules;
 pub mod rungs;
 
@@ -38,7 +39,7 @@ pub use compose::{compose, compose_with, engine};
 pub use domain::Assignment;
 pub use domain::{Counterpoint, CpEvent, CpState};
 pub use exercise::{Beat, Exercise, Location, Moment, Position, Species};
-pub use gate::{SpeciesGate, judge_score};
+pub use gate::{ExerciseGate, SpeciesGate, judge_score};
 pub use pitch::{Interval, Modality, ModeName, Note};
 pub use proposer::{EmbeddedProposer, ModelProposer};
 pub use read::{ExerciseError, ReadOptions, Reading, SpellingSource, read_exercise};

@@ -9,7 +9,7 @@
 use crate::domain::{Counterpoint, CpEvent};
 use crate::exercise::{Location, Species};
 use crate::rules::{self, Profile, Rule, Scope};
-use cantus_framework::{CheckContext, Predicate, Severity, Verifier, Violation};
+use cantus_framework::{CheckContext, Predicate, RuleId, Severity, Verifier, Violation};
 
 /// A catalogue rule run online on one candidate, with its profile's severity.
 pub struct RulePredicate {
@@ -18,7 +18,7 @@ pub struct RulePredicate {
 }
 
 impl Predicate<Counterpoint> for RulePredicate {
-    fn id(&self) -> &'static str {
+    fn id(&self) -> RuleId {
         self.rule.id
     }
     fn description(&self) -> &'static str {
@@ -48,8 +48,8 @@ impl Predicate<Counterpoint> for RulePredicate {
 pub struct SlotOrder;
 
 impl Predicate<Counterpoint> for SlotOrder {
-    fn id(&self) -> &'static str {
-        "SP-rhythm"
+    fn id(&self) -> RuleId {
+        rules::SP_RHYTHM
     }
     fn description(&self) -> &'static str {
         "the candidate fills a slot of the species, after the last accepted note"
@@ -67,9 +67,9 @@ impl Predicate<Counterpoint> for SlotOrder {
             onset: crate::exercise::Exercise::onset(e.bar, e.beat),
             from_bar: None,
         };
-        if !ctx.state.assignment.slots().contains(&place) {
+        if !ctx.spec.slots().contains(&place) {
             out.push(Violation::hard(
-                "SP-rhythm",
+                rules::SP_RHYTHM,
                 location,
                 format!("bar {} has no {:?} slot in this species", e.bar + 1, e.beat),
             ));
@@ -77,7 +77,7 @@ impl Predicate<Counterpoint> for SlotOrder {
             && (last.bar, last.beat) >= place
         {
             out.push(Violation::hard(
-                "SP-rhythm",
+                rules::SP_RHYTHM,
                 location,
                 "this slot is already filled".to_owned(),
             ));
@@ -89,8 +89,8 @@ impl Predicate<Counterpoint> for SlotOrder {
 pub struct SoundingPitch;
 
 impl Predicate<Counterpoint> for SoundingPitch {
-    fn id(&self) -> &'static str {
-        "SP-structure"
+    fn id(&self) -> RuleId {
+        rules::SP_STRUCTURE
     }
     fn description(&self) -> &'static str {
         "the candidate is a MIDI pitch its spelling names"
@@ -115,7 +115,7 @@ impl Predicate<Counterpoint> for SoundingPitch {
         };
         if let Some(why) = why {
             out.push(Violation::hard(
-                "SP-structure",
+                rules::SP_STRUCTURE,
                 Location {
                     bar: e.bar as u32 + 1,
                     voice: crate::exercise::COUNTERPOINT_VOICE.to_owned(),

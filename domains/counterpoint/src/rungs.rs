@@ -46,7 +46,7 @@ impl RepairRung<Counterpoint> for NearestPitch {
         if vs
             .iter()
             .filter(|v| v.is_hard())
-            .all(|v| v.predicate == "SP-rhythm")
+            .all(|v| v.predicate == crate::rules::SP_RHYTHM)
         {
             return RungAction::give_up("the problem is the note's place, not its pitch");
         }

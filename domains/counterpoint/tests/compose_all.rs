@@ -66,15 +66,15 @@ fn online_findings_are_the_gates_moment_findings() {
             .flat_map(|c| {
                 c.verdict
                     .iter()
-                    .map(|v| (v.predicate.clone(), v.location.bar))
+                    .map(|v| (v.predicate.to_string(), v.location.bar))
             })
             .collect();
         let gate = trace.gate.expect("gate report");
         let mut judged: Vec<(String, u32)> = gate
             .violations
             .iter()
-            .filter(|v| rule_by_id(&v.predicate).is_some_and(|r| r.scope() == Scope::Moment))
-            .map(|v| (v.predicate.clone(), v.location.bar))
+            .filter(|v| rule_by_id(v.predicate).is_some_and(|r| r.scope() == Scope::Moment))
+            .map(|v| (v.predicate.to_string(), v.location.bar))
             .collect();
         online.sort();
         judged.sort();

@@ -5,15 +5,14 @@
 //! score model only.
 
 use cantus_counterpoint::{
-    Assignment, Cantus, Counterpoint, CpEvent, EmbeddedProposer, ModeName, Position, ReadOptions,
-    Species, SpeciesGate, compose, judge_score, predicates, rungs,
+    Assignment, Cantus, Counterpoint, CpEvent, EmbeddedProposer, ExerciseGate, ModeName, Position,
+    ReadOptions, Species, SpeciesGate, compose, judge_score, predicates, rungs,
 };
 use cantus_framework::{
     AskProposer, Engine, Ladder, Outcome, PatchScope, Proposal, ProposalRequest, Proposer,
-    ProposerError, ReleaseGate, RequestKind, async_trait,
+    ProposerError, RequestKind, async_trait,
 };
 use cantus_music::{Pitch, Score};
-use std::sync::Arc;
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
@@ -175,7 +174,7 @@ fn proposer_patch_repairs_when_it_is_the_only_rung() {
         Counterpoint,
         predicates::verifier(a.species),
         Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event)),
-        SpeciesGate::for_assignment(&a),
+        ExerciseGate(a.species),
     )
     .with_budget(cantus_counterpoint::compose::budget());
     let slippy = Slippy {
@@ -184,7 +183,7 @@ fn proposer_patch_repairs_when_it_is_the_only_rung() {
         first_attempt_only: false,
         misplace: false,
     };
-    let outcome = block_on(engine.run(&Arc::new(a), &slippy, 5));
+    let outcome = block_on(engine.run(&a, &slippy, 5));
     let Outcome::Released { trace, .. } = outcome else {
         panic!("released")
     };

@@ -8,7 +8,7 @@ use cantus_counterpoint::{
     proposer::complete,
 };
 use cantus_framework::{
-    Entry, ModelBackend, ModelError, ModelReply, ModelRequest, Outcome, async_trait,
+    AskOptions, Entry, ModelBackend, ModelError, ModelReply, ModelRequest, Outcome, async_trait,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -77,7 +77,14 @@ fn a_model_backend_gets_the_exercise_released() {
         line,
         calls: AtomicUsize::new(0),
     });
-    let proposer = ModelProposer::new(teacher.clone(), 2, true);
+    let proposer = ModelProposer::new(
+        teacher.clone(),
+        AskOptions {
+            reasks: 2,
+            constrained: true,
+            ..AskOptions::default()
+        },
+    );
     let outcome = block_on(compose(a, 5, &proposer));
     let Outcome::Released { trace, .. } = outcome else {
         panic!("released")
@@ -122,7 +129,13 @@ fn an_unreadable_model_ends_in_an_explicit_failure() {
     let outcome = block_on(compose(
         a,
         0,
-        &ModelProposer::new(Arc::new(Babbler), 1, false),
+        &ModelProposer::new(
+            Arc::new(Babbler),
+            AskOptions {
+                reasks: 1,
+                ..AskOptions::default()
+            },
+        ),
     ));
     let Outcome::Failure { diagnostics, .. } = outcome else {
         panic!("must fail")

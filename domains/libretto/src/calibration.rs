@@ -119,6 +119,8 @@ pub struct Calibration {
     columns: Vec<Column>,
     /// genre → (axis, p25, p75) in raw value space (`genre_conditioned`).
     genres: std::collections::BTreeMap<String, Vec<(Axis, f64, f64)>>,
+    /// genre → (axis, p5, p95), where the table has them.
+    genre_tails: std::collections::BTreeMap<String, Vec<(Axis, f64, f64)>>,
 }
 
 impl Calibration {
@@ -178,6 +180,7 @@ impl Calibration {
         }
         let mut genres: std::collections::BTreeMap<String, Vec<(Axis, f64, f64)>> =
             std::collections::BTreeMap::new();
+        let mut genre_tails = genres.clone();
         if let Some(split) = doc.get("genre_conditioned").and_then(Value::as_object) {
             for (id, per_genre) in split {
                 let (Some(axis), Some(per_genre)) = (Axis::from_id(id), per_genre.as_object())
@@ -192,6 +195,12 @@ impl Calibration {
                             .or_default()
                             .push((axis, lo, hi));
                     }
+                    if let (Some(lo), Some(hi)) = (q("p5"), q("p95")) {
+                        genre_tails
+                            .entry(genre.clone())
+                            .or_default()
+                            .push((axis, lo, hi));
+                    }
                 }
             }
         }
@@ -199,6 +208,7 @@ impl Calibration {
             source: source.to_string(),
             columns,
             genres,
+            genre_tails,
         })
     }
 
@@ -213,6 +223,11 @@ impl Calibration {
         self.genres.get(genre).map(Vec::as_slice)
     }
 
+    /// A genre's (axis, p5, p95) in raw values, for the axes that split by genre.
+    pub fn genre_tails(&self, genre: &str) -> Option<&[(Axis, f64, f64)]> {
+        self.genre_tails.get(genre).map(Vec::as_slice)
+    }
+
     /// A table computed from the raw axes of reference pieces.
     pub fn from_pieces(source: &str, pieces: &[RawAxes]) -> Calibration {
         let columns = Axis::ALL
@@ -223,6 +238,7 @@ impl Calibration {
             source: source.to_string(),
             columns,
             genres: std::collections::BTreeMap::new(),
+            genre_tails: std::collections::BTreeMap::new(),
         }
     }
 

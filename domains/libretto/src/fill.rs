@@ -17,7 +17,7 @@ pub mod embedded;
 pub mod judge;
 pub mod model;
 mod prompt;
-mod reply;
+pub(crate) mod reply;
 
 use crate::gates::GateOutcome;
 use cantus_music::Score;

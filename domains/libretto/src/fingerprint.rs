@@ -91,19 +91,68 @@ impl Fingerprint {
     /// The original's proximity `D(a, b)`: mean absolute percentile difference
     /// over all axes.
     pub fn distance(&self, other: &Fingerprint) -> f64 {
+        self.profile().distance(&other.profile())
+    }
+
+    /// The percentiles as a [`Profile`].
+    pub fn profile(&self) -> Profile {
+        let mut out = [0.0; AXIS_COUNT];
+        for r in &self.readings {
+            out[r.axis.index()] = f64::from(r.percentile);
+        }
+        Profile(out)
+    }
+}
+
+/// A place among the reference pieces: one percentile per axis (indexed by
+/// [`Axis::index`]) — a piece's, or a style's centre, which may fall between
+/// whole percentiles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Profile(pub [f64; AXIS_COUNT]);
+
+impl Profile {
+    /// The original's proximity `D(a, b)`: the mean absolute percentile
+    /// difference over the 29 axes.
+    pub fn distance(&self, other: &Profile) -> f64 {
         let total: f64 = self
-            .readings
+            .0
             .iter()
-            .zip(&other.readings)
-            .map(|(a, b)| (f64::from(a.percentile) - f64::from(b.percentile)).abs())
+            .zip(&other.0)
+            .map(|(a, b)| (a - b).abs())
             .sum();
-        total / self.readings.len().max(1) as f64
+        total / AXIS_COUNT as f64
+    }
+
+    /// The mean profile of `profiles` (a style's centroid); `None` for none.
+    pub fn centroid<'a>(profiles: impl IntoIterator<Item = &'a Profile>) -> Option<Profile> {
+        let mut sum = [0.0; AXIS_COUNT];
+        let mut count = 0usize;
+        for p in profiles {
+            for (s, v) in sum.iter_mut().zip(&p.0) {
+                *s += v;
+            }
+            count += 1;
+        }
+        (count > 0).then(|| Profile(sum.map(|s| s / count as f64)))
+    }
+
+    /// The percentile of one axis.
+    pub fn get(&self, axis: Axis) -> f64 {
+        self.0[axis.index()]
     }
 }
 
 /// The raw axes of a laid-out piece (variation measured in the original table's
-/// standard deviations, as the original always does).
+/// standard deviations, as the original always does). A layout of more than
+/// [`MAX_MEASURED_BARS`](crate::song::MAX_MEASURED_BARS) bars is refused, however
+/// it was built.
 pub fn raw_axes(layout: &Layout) -> Result<RawAxes, MeasureError> {
+    if layout.blocks.len() > crate::song::MAX_MEASURED_BARS {
+        return Err(MeasureError::Layout(LayoutError::TooManyBars {
+            bars: layout.blocks.len() as u64,
+            limit: crate::song::MAX_MEASURED_BARS,
+        }));
+    }
     measure_layout(layout, &Calibration::original().sds()).ok_or(MeasureError::Silent)
 }
 

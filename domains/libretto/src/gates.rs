@@ -10,17 +10,82 @@ use crate::calibration::Calibration;
 use crate::copy::{COPY_THRESHOLD, NoteGrid, copy_risk};
 use crate::fingerprint::{AxisReading, Extreme, Fingerprint};
 
+/// Which gate spoke. The ids (`LIB-…`, [`GateId::id`]) are stable: reports,
+/// JSON and feedback name gates by them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum GateId {
+    /// Too many axes at a corpus extreme ([`Degeneracy`]).
+    #[serde(rename = "LIB-DEGENERACY")]
+    Degeneracy,
+    /// Too many notes found in a reference piece ([`CopyGate`]).
+    #[serde(rename = "LIB-COPY")]
+    Copy,
+    /// Too few traits in the style's middle band ([`StyleFit`]).
+    #[serde(rename = "LIB-STYLE")]
+    Style,
+    /// Too close to an example shown ([`Novelty`]).
+    #[serde(rename = "LIB-NOVELTY")]
+    Novelty,
+    /// Nothing to measure: the piece sounds no note.
+    #[serde(rename = "LIB-SILENT")]
+    Silent,
+    /// Too short or too long for the task.
+    #[serde(rename = "LIB-LENGTH")]
+    Length,
+    /// A morph's segments do not move steadily from A to B.
+    #[serde(rename = "LIB-PROGRESS")]
+    Progress,
+    /// A teaching example that does not show its device.
+    #[serde(rename = "LIB-CHALLENGE")]
+    Challenge,
+}
+
+impl GateId {
+    /// The stable id, e.g. `"LIB-DEGENERACY"`.
+    pub fn id(self) -> &'static str {
+        match self {
+            GateId::Degeneracy => "LIB-DEGENERACY",
+            GateId::Copy => "LIB-COPY",
+            GateId::Style => "LIB-STYLE",
+            GateId::Novelty => "LIB-NOVELTY",
+            GateId::Silent => "LIB-SILENT",
+            GateId::Length => "LIB-LENGTH",
+            GateId::Progress => "LIB-PROGRESS",
+            GateId::Challenge => "LIB-CHALLENGE",
+        }
+    }
+}
+
+impl std::fmt::Display for GateId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
 /// One gate's verdict.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateOutcome {
-    /// Stable gate id, e.g. `"LIB-DEGENERACY"`.
-    pub gate: &'static str,
+    /// Which gate.
+    pub gate: GateId,
     /// Whether the piece passes.
     pub passed: bool,
     /// How far off it is; 0 when it passes.
     pub penalty: f64,
     /// Feedback lines (empty when it passes).
     pub feedback: Vec<String>,
+}
+
+impl GateOutcome {
+    /// The verdict on a piece that cannot be measured (no note sounds, or the
+    /// layout refuses it): failed, with the reason as feedback.
+    pub fn silent(why: impl Into<String>) -> GateOutcome {
+        GateOutcome {
+            gate: GateId::Silent,
+            passed: false,
+            penalty: 1000.0,
+            feedback: vec![why.into()],
+        }
+    }
 }
 
 /// `3` → "3rd", `11` → "11th", `22` → "22nd".
@@ -162,7 +227,7 @@ impl Degeneracy {
             }
         }
         GateOutcome {
-            gate: "LIB-DEGENERACY",
+            gate: GateId::Degeneracy,
             passed,
             penalty: 40.0 * extremes.len().saturating_sub(self.budget) as f64,
             feedback,
@@ -192,7 +257,7 @@ impl CopyGate {
     /// Judges a piece's notes.
     pub fn check(&self, piece: &NoteGrid) -> GateOutcome {
         overlap_gate(
-            "LIB-COPY",
+            GateId::Copy,
             piece,
             &self.references,
             self.threshold,
@@ -227,7 +292,7 @@ impl Novelty {
     /// Judges a piece's notes.
     pub fn check(&self, piece: &NoteGrid) -> GateOutcome {
         overlap_gate(
-            "LIB-NOVELTY",
+            GateId::Novelty,
             piece,
             &self.shown,
             self.threshold,
@@ -241,7 +306,7 @@ impl Novelty {
 }
 
 fn overlap_gate(
-    gate: &'static str,
+    gate: GateId,
     piece: &NoteGrid,
     refs: &[NoteGrid],
     threshold: f64,
@@ -304,7 +369,7 @@ impl StyleFit {
             );
         }
         GateOutcome {
-            gate: "LIB-STYLE",
+            gate: GateId::Style,
             passed,
             penalty: 15.0 * self.min_inside.saturating_sub(inside) as f64,
             feedback,

@@ -17,6 +17,10 @@
 //!   them as a [`cantus_framework::Measure`] for `Engine::revise`.
 //! * [`reference`](mod@reference): the serial reference table of Cantus's own pieces, shipped
 //!   for the twelve-tone domain's revise loop.
+//! * [`retrieval`]: reference pieces from any directory (a cached fingerprint
+//!   index), the nearest to a target, and the excerpts shown to a proposer.
+//! * [`workflow`]: whole pieces in a style, morphs, teaching examples and
+//!   extensions — one revise loop, each workflow's gates and score.
 #![forbid(unsafe_code)]
 
 pub mod axes;
@@ -29,15 +33,17 @@ pub mod load;
 pub mod measure;
 pub mod numeric;
 pub mod reference;
+pub mod retrieval;
 pub mod song;
+pub mod workflow;
 
 pub use axes::{AXIS_COUNT, Axis, Family};
 pub use calibration::{Calibration, CalibrationError, Column};
 pub use copy::{NoteGrid, copy_risk};
 pub use fingerprint::{
-    AxisReading, Extreme, Fingerprint, MeasureError, fingerprint, fingerprint_text,
+    AxisReading, Extreme, Fingerprint, MeasureError, Profile, fingerprint, fingerprint_text,
 };
 
-pub use gates::{CopyGate, Degeneracy, GateOutcome, Novelty, StyleFit};
+pub use gates::{CopyGate, Degeneracy, GateId, GateOutcome, Novelty, StyleFit};
 pub use measure::{LibrettoMeasure, Report, ScoreView};
 pub use song::{Layout, LayoutError};

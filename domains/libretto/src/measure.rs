@@ -27,6 +27,7 @@ impl<A, F: Fn(&A) -> Score + Send + Sync> ScoreView<A> for F {
 pub struct LibrettoMeasure<V> {
     view: V,
     table: Calibration,
+    name: &'static str,
     /// The degeneracy gate.
     pub degeneracy: Degeneracy,
     /// Copy risk against references.
@@ -53,11 +54,19 @@ impl<V> LibrettoMeasure<V> {
         LibrettoMeasure {
             view,
             table,
+            name: "libretto",
             degeneracy: Degeneracy::default(),
             copy: None,
             style: None,
             novelty: None,
         }
+    }
+
+    /// The same measure under another name (in traces and failures), e.g.
+    /// `libretto-degeneracy` when it holds only that gate.
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
     }
 
     /// Sets the degeneracy gate.
@@ -109,12 +118,7 @@ impl<V> LibrettoMeasure<V> {
 fn silent(reason: String) -> Report {
     Report {
         fingerprint: None,
-        gates: vec![GateOutcome {
-            gate: "LIB-SILENT",
-            passed: false,
-            penalty: 1000.0,
-            feedback: vec![reason],
-        }],
+        gates: vec![GateOutcome::silent(reason)],
     }
 }
 
@@ -124,15 +128,41 @@ where
     V: ScoreView<D::Artefact>,
 {
     fn name(&self) -> &str {
-        "libretto"
+        self.name
     }
 
+    /// The gates' verdict; its facts: each gate's pass (`gates`), the degeneracy
+    /// gate's extreme axes (`extremes`) and its budget (`budget`).
     fn assess(&self, artefact: &D::Artefact) -> Assessment {
         let report = self.report(&self.view.score_of(artefact));
+        let extremes: Vec<&str> = report
+            .fingerprint
+            .as_ref()
+            .map(|fp| {
+                self.degeneracy
+                    .extremes(fp)
+                    .iter()
+                    .map(|r| r.axis.id())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let gates: serde_json::Map<String, serde_json::Value> = report
+            .gates
+            .iter()
+            .map(|g| (g.gate.id().to_owned(), g.passed.into()))
+            .collect();
+        let facts = [
+            ("gates".to_owned(), gates.into()),
+            ("extremes".to_owned(), extremes.into()),
+            ("budget".to_owned(), self.degeneracy.budget.into()),
+        ]
+        .into_iter()
+        .collect();
         Assessment {
             score: report.gates.iter().map(|g| g.penalty).sum(),
             converged: report.gates.iter().all(|g| g.passed),
             feedback: report.gates.into_iter().flat_map(|g| g.feedback).collect(),
+            facts,
         }
     }
 }

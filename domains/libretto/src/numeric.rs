@@ -71,31 +71,55 @@ pub fn py_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
 
 /// numpy's pairwise summation (`np.add.reduce` on a contiguous float64 array).
 pub fn np_sum(xs: &[f64]) -> f64 {
-    const BLOCK: usize = 128;
+    let mut rest = xs;
+    np_sum_stream(xs.len(), &mut |block: &mut [f64]| {
+        let (head, tail) = rest.split_at(block.len().min(rest.len()));
+        block[..head.len()].copy_from_slice(head);
+        rest = tail;
+    })
+}
+
+/// numpy's summation block: at most this many values are added by the unrolled loop.
+const NP_BLOCK: usize = 128;
+
+/// numpy's pairwise summation of `n` values that `fill` writes in order, a block
+/// of at most 128 at a time, without holding them all: the same blocks, the same
+/// eight accumulators and the same split points as [`np_sum`], so the same float
+/// comes out. `fill` is asked for exactly `n` values in all, and the sum keeps
+/// O(log n) partial results.
+pub fn np_sum_stream(n: usize, fill: &mut impl FnMut(&mut [f64])) -> f64 {
+    if n <= NP_BLOCK {
+        let mut buf = [0.0f64; NP_BLOCK];
+        let xs = &mut buf[..n];
+        fill(xs);
+        return np_sum_block(xs);
+    }
+    let mut n2 = n / 2;
+    n2 -= n2 % 8;
+    let left = np_sum_stream(n2, fill);
+    left + np_sum_stream(n - n2, fill)
+}
+
+/// numpy's sum of one block of at most 128 values.
+fn np_sum_block(xs: &[f64]) -> f64 {
     let n = xs.len();
     if n < 8 {
         // numpy starts this short loop from -0.0 and adds in order.
         return xs.iter().fold(-0.0, |acc, &x| acc + x);
     }
-    if n <= BLOCK {
-        let mut r = [0.0f64; 8];
-        r.copy_from_slice(&xs[..8]);
-        let mut i = 8;
-        while i < n - (n % 8) {
-            for (k, acc) in r.iter_mut().enumerate() {
-                *acc += xs[i + k];
-            }
-            i += 8;
+    let mut r = [0.0f64; 8];
+    r.copy_from_slice(&xs[..8]);
+    let whole = n - n % 8;
+    for chunk in xs[8..whole].chunks_exact(8) {
+        for (acc, &x) in r.iter_mut().zip(chunk) {
+            *acc += x;
         }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for &x in &xs[i..] {
-            res += x;
-        }
-        return res;
     }
-    let mut n2 = n / 2;
-    n2 -= n2 % 8;
-    np_sum(&xs[..n2]) + np_sum(&xs[n2..])
+    let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for &x in &xs[whole..] {
+        res += x;
+    }
+    res
 }
 
 /// numpy's `arr.mean()` for a float64 array (NaN for an empty one).
@@ -225,6 +249,60 @@ mod tests {
         assert_eq!(py_sum(xs), 0.9999999999999999);
         // np.std([1, 2, 3, 4]) == 1.118033988749895
         assert_eq!(np_std(&[1.0, 2.0, 3.0, 4.0]), 1.118033988749895);
+    }
+
+    /// numpy's `pairwise_sum` over a contiguous slice, written out directly (the
+    /// form this crate used before the sum was streamed): the stream must equal it.
+    fn numpy_slice_sum(xs: &[f64]) -> f64 {
+        let n = xs.len();
+        if n < 8 {
+            return xs.iter().fold(-0.0, |acc, &x| acc + x);
+        }
+        if n <= 128 {
+            let mut r = [0.0f64; 8];
+            r.copy_from_slice(&xs[..8]);
+            let mut i = 8;
+            while i < n - (n % 8) {
+                for (k, acc) in r.iter_mut().enumerate() {
+                    *acc += xs[i + k];
+                }
+                i += 8;
+            }
+            let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+            for &x in &xs[i..] {
+                res += x;
+            }
+            return res;
+        }
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        numpy_slice_sum(&xs[..n2]) + numpy_slice_sum(&xs[n2..])
+    }
+
+    #[test]
+    fn the_streamed_pairwise_sum_is_numpys_bit_for_bit() {
+        // Lengths around every branch: the short loop, one block, the tail of a
+        // block, and the recursive splits.
+        for n in [0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 1000, 4099, 100_003] {
+            let xs: Vec<f64> = (0..n)
+                .map(|i| 1.0 / (1.0 + (i % 37) as f64) + 1e-3 * i as f64)
+                .collect();
+            let mut it = xs.iter().copied();
+            let mut asked = 0;
+            let streamed = np_sum_stream(n, &mut |block: &mut [f64]| {
+                asked += block.len();
+                for x in block.iter_mut() {
+                    *x = it.next().unwrap_or(f64::NAN);
+                }
+            });
+            assert_eq!(asked, n);
+            assert_eq!(
+                streamed.to_bits(),
+                numpy_slice_sum(&xs).to_bits(),
+                "n = {n}"
+            );
+            assert_eq!(np_sum(&xs).to_bits(), streamed.to_bits(), "n = {n}");
+        }
     }
 
     #[test]

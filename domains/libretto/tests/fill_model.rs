@@ -6,10 +6,10 @@
 
 use async_trait::async_trait;
 use cantus_framework::{Constraint, ModelBackend, ModelError, ModelReply, ModelRequest, Usage};
-use cantus_libretto::Calibration;
 use cantus_libretto::fill::{
     FillError, FillRequest, Filled, ModelFillOptions, fill, fill_with_model,
 };
+use cantus_libretto::{Calibration, GateId};
 use cantus_music::grammar::{ParseOptions, parse, write};
 use cantus_music::{Event, Score, Time};
 use std::collections::VecDeque;
@@ -178,7 +178,11 @@ fn a_good_reply_is_accepted_and_passes_the_gates() {
     );
     assert_eq!(usage.stop_reasons, ["stop"]);
     assert_eq!(filled.tried, 1);
-    let gates: Vec<(&str, bool)> = filled.gates.iter().map(|g| (g.gate, g.passed)).collect();
+    let gates: Vec<(&str, bool)> = filled
+        .gates
+        .iter()
+        .map(|g| (g.gate.id(), g.passed))
+        .collect();
     assert_eq!(gates, [("LIB-COPY", true), ("LIB-DEGENERACY", true)]);
     // The prompt shows the header, the bars around the gap (not the gap's own
     // bars) and asks for bars 5-8.
@@ -234,7 +238,11 @@ fn a_copied_reply_is_a_best_effort_failure_with_the_copy_gate_failing() {
     assert!(!filled.passed);
     assert_eq!(filled.tried, 2);
     assert_eq!(filled.failures.len(), 1);
-    let copy = filled.gates.iter().find(|g| g.gate == "LIB-COPY").unwrap();
+    let copy = filled
+        .gates
+        .iter()
+        .find(|g| g.gate == GateId::Copy)
+        .unwrap();
     assert!(
         !copy.passed && filled.copy_risk >= 0.30,
         "{}",

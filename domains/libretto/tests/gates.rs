@@ -2,8 +2,8 @@
 
 use cantus_libretto::fingerprint::raw_axes;
 use cantus_libretto::{
-    Axis, Calibration, CopyGate, Degeneracy, Layout, LibrettoMeasure, NoteGrid, Novelty, StyleFit,
-    fingerprint_text,
+    Axis, Calibration, CopyGate, Degeneracy, GateId, Layout, LibrettoMeasure, NoteGrid, Novelty,
+    StyleFit, fingerprint_text,
 };
 use cantus_music::Score;
 use cantus_music::grammar::{ParseOptions, parse};
@@ -143,5 +143,5 @@ fn the_measure_turns_gates_into_revise_feedback() {
     assert_eq!(report.gates.len(), 2);
     assert!(report.gates.iter().all(|g| !g.passed));
     let silent = measure.report(&Score::default());
-    assert_eq!(silent.gates[0].gate, "LIB-SILENT");
+    assert_eq!(silent.gates[0].gate, GateId::Silent);
 }

@@ -14,26 +14,31 @@
 
 use async_trait::async_trait;
 use cantus_framework::{
-    Entry, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, Revise,
-    RoundRecord,
+    Entry, Feedback, Outcome, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind,
+    Revise, RoundRecord,
 };
-use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
+use cantus_libretto::{Calibration, Degeneracy, GateId, LibrettoMeasure};
 use cantus_music::{Score, Time};
 use cantus_twelve_tone::compose::engine;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::spec::compile_brief;
-use cantus_twelve_tone::{Blueprint, EmbeddedProposer, ToneEvent, TwelveTone};
-use std::sync::Arc;
+use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, ToneEvent, TwelveTone};
 
 const BRIEF: &str = "A 16-bar quartet in 4/4 on Schoenberg's Op. 25 row";
 const SEED: u64 = 7;
 
 /// Whether revise feedback asks for shorter notes or more onsets.
-fn asks_for_motion(feedback: &[String]) -> bool {
-    feedback.iter().any(|l| {
-        (l.starts_with("average note length") && l.contains("lower it"))
-            || (l.starts_with("note density") && l.contains("raise it"))
+fn asks_for_motion(feedback: &[Feedback<Location>]) -> bool {
+    feedback.iter().any(|f| match f {
+        Feedback::Measure { text } => motion_line(text),
+        _ => false,
     })
+}
+
+/// Whether one feedback line asks for shorter notes or more onsets.
+fn motion_line(l: &str) -> bool {
+    (l.starts_with("average note length") && l.contains("lower it"))
+        || (l.starts_with("note density") && l.contains("raise it"))
 }
 
 /// Re-times one voice's events onto the slowest grid of whole, half or quarter
@@ -158,7 +163,7 @@ fn rounds(outcome: &Outcome<TwelveTone>) -> Vec<RoundRecord> {
 
 struct Setup {
     rt: tokio::runtime::Runtime,
-    plan: Arc<Blueprint>,
+    plan: Blueprint,
     measure: LibrettoMeasure<fn(&Score) -> Score>,
 }
 
@@ -167,7 +172,7 @@ fn setup() -> Setup {
         .build()
         .unwrap();
     let spec = compile_brief(BRIEF).unwrap().spec;
-    let plan = Arc::new(Blueprint::new(&spec, SEED).unwrap());
+    let plan = Blueprint::new(&spec, SEED).unwrap();
     let view: fn(&Score) -> Score = Score::clone;
     let measure = LibrettoMeasure::new(view, Calibration::serial().clone())
         .with_degeneracy(Degeneracy::serial());
@@ -175,12 +180,12 @@ fn setup() -> Setup {
 }
 
 fn revise(s: &Setup, rounds: u32) -> Outcome<TwelveTone> {
-    s.rt.block_on(engine(s.plan.clone(), GateMode::Strict).revise_with(
+    s.rt.block_on(engine(GateMode::Strict).revise_harness(
         &s.plan,
         &HeldUntilTold,
         &s.measure,
         SEED,
-        Revise::harness(rounds),
+        Revise::measured(rounds),
     ))
 }
 
@@ -207,13 +212,13 @@ fn round_one_alone_games_the_strict_gate() {
         "{said:#?}"
     );
     // The held piece passes the strict serial gate on its own…
-    let gate = SerialGate::for_plan(s.plan.clone(), GateMode::Strict);
-    let report = cantus_framework::ReleaseGate::judge(&gate, held);
+    let gate = SerialGate::for_plan(&s.plan, GateMode::Strict);
+    let report = gate.judge_score(held);
     assert!(report.passed, "{:#?}", report.hard().collect::<Vec<_>>());
     // …and fails the degeneracy gate: long held notes, few onsets.
     let verdict = s.measure.report(held);
     let degeneracy = &verdict.gates[0];
-    assert_eq!(degeneracy.gate, "LIB-DEGENERACY");
+    assert_eq!(degeneracy.gate, GateId::Degeneracy);
     assert!(!degeneracy.passed, "{degeneracy:#?}");
     let fp = verdict.fingerprint.expect("the held piece sounds");
     let mean_dur = fp.get(cantus_libretto::Axis::RhyMeanDurBeats);
@@ -229,7 +234,11 @@ fn revise_raises_a_degenerate_piece_past_both_gates() {
     let first = &rounds[0];
     assert!(first.gate_passed && !first.converged, "{first:#?}");
     assert!(first.score > 0.0);
-    assert!(asks_for_motion(&first.feedback), "{:#?}", first.feedback);
+    assert!(
+        first.feedback.iter().any(|l| motion_line(l)),
+        "{:#?}",
+        first.feedback
+    );
     // Round 2 follows the feedback and converges.
     assert_eq!(rounds.len(), 2, "{rounds:#?}");
     assert!(rounds[1].converged && rounds[1].gate_passed && rounds[1].best);

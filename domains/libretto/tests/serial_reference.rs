@@ -10,7 +10,7 @@ use cantus_libretto::reference::{SERIAL_JSON, table_json};
 use cantus_libretto::{Axis, Calibration, Degeneracy, Layout};
 use cantus_music::format::{Format, render};
 use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
 use serde_json::Value;
@@ -55,13 +55,10 @@ fn recomputing_a_subset_agrees_with_the_shipped_table() {
     for (line, brief) in bank().into_iter().filter(|(_, b)| b.contains("4-bar")) {
         let spec = compile_brief(&brief).unwrap().spec;
         let composed = rt
-            .block_on(compose(
+            .block_on(Composer::new(GateMode::Strict, budget()).compose(
                 &spec,
                 0,
-                GateMode::Strict,
                 &EmbeddedProposer,
-                budget(),
-                None,
             ))
             .unwrap();
         let Outcome::Released { artefact, .. } = &composed.outcome else {
@@ -124,13 +121,10 @@ fn ordinary_embedded_pieces_are_mostly_not_degenerate() {
     for (_, brief) in bank().into_iter().filter(|(_, b)| !b.contains("64-bar")) {
         let spec = compile_brief(&brief).unwrap().spec;
         let composed = rt
-            .block_on(compose(
+            .block_on(Composer::new(GateMode::Strict, budget()).compose(
                 &spec,
                 0,
-                GateMode::Strict,
                 &EmbeddedProposer,
-                budget(),
-                None,
             ))
             .unwrap();
         if let Outcome::Released { artefact, .. } = &composed.outcome {

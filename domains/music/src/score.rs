@@ -208,6 +208,53 @@ impl Pitch {
         self.spelling
             .unwrap_or_else(|| Spelling::sharp_default(self.pc()))
     }
+
+    /// Reads a pitch name as the text grammar writes it: a letter `A`–`G` (either
+    /// case), any `#` or `b`, then the octave, possibly negative (C4 = MIDI 60,
+    /// `Bb3`, `F#5`, `C##4`, `C-1` = 0). The spelling is kept. Also through
+    /// [`str::parse`].
+    ///
+    /// ```
+    /// use cantus_music::{Letter, Pitch};
+    /// let p = Pitch::parse("Bb3").unwrap();
+    /// assert_eq!(p.midi, 58);
+    /// assert_eq!(p.spelling.map(|s| (s.letter, s.alter)), Some((Letter::B, -1)));
+    /// assert_eq!("C-1".parse::<Pitch>().unwrap().midi, 0);
+    /// assert!(Pitch::parse("H4").is_err());
+    /// assert!(Pitch::parse("G#9").is_err(), "above MIDI 127");
+    /// ```
+    pub fn parse(text: &str) -> Result<Pitch, PitchError> {
+        crate::grammar::parse_pitch_name(text)
+    }
+}
+
+impl std::str::FromStr for Pitch {
+    type Err = PitchError;
+
+    fn from_str(text: &str) -> Result<Pitch, PitchError> {
+        Pitch::parse(text)
+    }
+}
+
+/// Why a pitch name could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PitchError {
+    /// Not letter, accidentals, octave.
+    #[error("{message}")]
+    Malformed {
+        /// The text read.
+        text: String,
+        /// What is wrong, e.g. "`H` is not a note letter (A-G)".
+        message: String,
+    },
+    /// A well-formed name outside MIDI 0..=127.
+    #[error("{message}")]
+    OutOfRange {
+        /// The text read.
+        text: String,
+        /// What is wrong, with the MIDI number when it is known.
+        message: String,
+    },
 }
 
 /// One onset in one voice: one or more pitches sharing onset and duration.
@@ -354,6 +401,44 @@ impl Key {
 }
 
 /// A whole piece: metadata and voices.
+///
+/// Build one, write it in any format, read it back:
+///
+/// ```
+/// use cantus_music::format::{self, Format};
+/// use cantus_music::{Event, Meter, Pitch, Score, Voice, grammar, time};
+///
+/// let mut melody = Voice::new("Melody");
+/// // C5 for a half note, then E5 and G5 together (a chord) for a half note.
+/// melody.events.push(Event::new(time(0, 1), time(2, 1), vec![Pitch::parse("C5")?]));
+/// melody.events.push(Event::new(
+///     time(2, 1),
+///     time(2, 1),
+///     vec!["E5".parse()?, "G5".parse()?],
+/// ));
+/// let score = Score {
+///     meter: Meter::new(4, 4),
+///     tempo: Some(time(96, 1)),
+///     bars: Some(1),
+///     voices: vec![melody],
+///     ..Score::default()
+/// };
+/// assert_eq!(score.end(), time(4, 1));
+///
+/// // The text grammar carries every note exactly …
+/// let text = grammar::write(&score)?;
+/// assert!(text.contains("Melody: C5@1>2 E5+G5@3>2"), "{text}");
+/// assert_eq!(grammar::parse(&text, &Default::default())?.score, score);
+///
+/// // … and so do MIDI (which drops spellings) and MusicXML.
+/// let midi = format::render(&score, Format::Midi)?;
+/// let back = cantus_music::midi::read(&midi)?;
+/// assert_eq!(back.voices[0].events.len(), 2);
+/// let xml = format::render(&score, Format::MusicXml)?;
+/// let back = cantus_music::musicxml::read(std::str::from_utf8(&xml)?)?;
+/// assert_eq!(back.voices[0].events, score.voices[0].events);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Score {
     pub title: Option<String>,
@@ -446,6 +531,19 @@ impl Score {
             v.sort();
         }
     }
+}
+
+/// `name`, or `name #2`, `name #3`, … whichever `used` does not hold yet; the
+/// result is added to `used`. Readers and converters give repeated names this way.
+pub(crate) fn unique_name(name: String, used: &mut std::collections::HashSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 2u64;
+    while used.contains(&candidate) {
+        candidate = format!("{name} #{n}");
+        n += 1;
+    }
+    used.insert(candidate.clone());
+    candidate
 }
 
 #[cfg(test)]

@@ -13,10 +13,21 @@ pub fn format(t: Time) -> String {
     }
 }
 
+/// Why a text is not a time.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeTextError {
+    /// Not `"n"` or `"n/d"` with 64-bit integers.
+    #[error("{0:?} is not a time in quarter notes (expected \"n\" or \"n/d\")")]
+    Malformed(String),
+    /// `"n/0"`.
+    #[error("{0:?} has a zero denominator")]
+    ZeroDenominator(String),
+}
+
 /// Reads `"n"` or `"n/d"` (denominator non-zero).
-pub fn parse(text: &str) -> Result<Time, String> {
+pub fn parse(text: &str) -> Result<Time, TimeTextError> {
     let text = text.trim();
-    let bad = || format!("{text:?} is not a time in quarter notes (expected \"n\" or \"n/d\")");
+    let bad = || TimeTextError::Malformed(text.to_string());
     match text.split_once('/') {
         None => text
             .parse::<i64>()
@@ -26,7 +37,7 @@ pub fn parse(text: &str) -> Result<Time, String> {
             let n: i64 = n.trim().parse().map_err(|_| bad())?;
             let d: i64 = d.trim().parse().map_err(|_| bad())?;
             if d == 0 {
-                return Err(format!("{text:?} has a zero denominator"));
+                return Err(TimeTextError::ZeroDenominator(text.to_string()));
             }
             Ok(Time::new(n, d))
         }
@@ -59,7 +70,16 @@ mod tests {
             assert_eq!(parse(&format(t)).unwrap(), t);
         }
         assert_eq!(format(Time::new(4, 8)), "1/2");
-        assert!(parse("1/0").unwrap_err().contains("zero denominator"));
+        assert!(matches!(
+            parse("1/0"),
+            Err(TimeTextError::ZeroDenominator(_))
+        ));
+        assert!(
+            parse("1/0")
+                .unwrap_err()
+                .to_string()
+                .contains("zero denominator")
+        );
         assert!(parse("x").is_err());
     }
 }

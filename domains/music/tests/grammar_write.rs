@@ -128,30 +128,97 @@ fn spellings_and_tempo_forms() {
     assert!(write(&s).expect("writable").contains("TEMPO: 120.1 |"));
 }
 
+/// Issue 14, item 6: bars holding 128th notes, quintuplets or septuplets get
+/// the coarsest grid that places them (as a `(grid:N)` override), and read back
+/// to the same score.
+#[test]
+fn odd_onsets_get_a_bar_grid_that_holds_them() {
+    let cases: [(Vec<Event>, &str); 4] = [
+        // A 128th note: 128 slots per whole note.
+        (vec![note(time(1, 32), time(1, 32), 60)], "(grid:128)"),
+        // A quintuplet of sixteenths over beat 1: 20 per whole.
+        (
+            (0..5)
+                .map(|k| note(time(k, 5), time(1, 5), 60 + k as u8))
+                .collect(),
+            "(grid:20)",
+        ),
+        // A septuplet of sixteenths: 28 per whole.
+        (
+            (0..7)
+                .map(|k| note(time(k, 7), time(1, 7), 60 + k as u8))
+                .collect(),
+            "(grid:28)",
+        ),
+        // A 64th against triplet eighths in one bar: 192 per whole (`t`: a triple grid).
+        (
+            vec![
+                note(time(0, 1), time(1, 16), 60),
+                note(time(1, 3), time(1, 3), 62),
+            ],
+            "(grid:192t)",
+        ),
+    ];
+    for (events, grid) in cases {
+        let mut events = events;
+        events.push(note(time(4, 1), time(1, 1), 72)); // bar 2 keeps the common grid
+        let s = score(Meter::COMMON, vec![voice("Flute", events)]);
+        let text = write(&s).expect("a grid holds it");
+        assert!(
+            text.contains(&format!("@1 [-] {grid}\n")),
+            "{grid}:\n{text}"
+        );
+        assert!(
+            text.contains("@2 [-]\n"),
+            "bar 2 needs no override:\n{text}"
+        );
+        let back = parse(&text, &ParseOptions::default())
+            .expect("reads back")
+            .score;
+        let timed = |s: &Score| -> Vec<(Time, Time, Vec<u8>)> {
+            s.voices[0]
+                .events
+                .iter()
+                .map(|e| {
+                    (
+                        e.onset,
+                        e.duration,
+                        e.pitches.iter().map(|p| p.midi).collect(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(timed(&back), timed(&s), "{text}");
+    }
+}
+
 #[test]
 fn events_off_every_grid_are_refused_with_their_place() {
-    let fifth = note(time(4, 1) + time(1, 5), time(1, 1), 60);
-    let err =
-        write(&score(Meter::COMMON, vec![voice("Flute", vec![fifth])])).expect_err("quintuplet");
+    // 1/1009 of a quarter needs 4036 slots per whole note, more than the reader reads.
+    let odd = note(time(4, 1) + time(1, 1009), time(1, 1), 60);
+    let err = write(&score(Meter::COMMON, vec![voice("Flute", vec![odd])])).expect_err("too fine");
     match &err {
         WriteError::Event {
             voice, bar, onset, ..
         } => {
-            assert_eq!((voice.as_str(), *bar, *onset), ("Flute", 2, time(21, 5)));
+            assert_eq!(
+                (voice.as_str(), *bar, *onset),
+                ("Flute", 2, time(4037, 1009))
+            );
         }
         other => panic!("unexpected {other:?}"),
     }
     assert!(
-        err.to_string().contains("lies on none of the grids"),
+        err.to_string().contains("lies on no grid of at most 3840"),
         "{err}"
     );
 
-    // Each alone fits (64ths; triplet eighths), together no writer grid holds both.
+    // Each alone fits (3840 per whole; septuplets), together no grid up to 3840 holds both.
     let mixed = vec![
-        note(time(0, 1), time(1, 16), 60),
-        note(time(1, 3), time(1, 3), 62),
+        note(time(0, 1), time(1, 960), 60),
+        note(time(1, 7), time(1, 7), 62),
     ];
-    let err = write(&score(Meter::COMMON, vec![voice("V", mixed)])).expect_err("64th + triplet");
+    let err = write(&score(Meter::COMMON, vec![voice("V", mixed)])).expect_err("3840 + 7");
     assert!(err.to_string().contains("no single grid holds it"), "{err}");
 }
 
@@ -256,5 +323,5 @@ fn extreme_times_are_refused_without_overflow() {
         vec![Pitch::new(60)],
     );
     let e = write(&score(Meter::COMMON, vec![voice("A", vec![odd])])).expect_err("off grid");
-    assert!(e.to_string().contains("none of the grids"), "{e}");
+    assert!(e.to_string().contains("lies on no grid"), "{e}");
 }

@@ -248,3 +248,65 @@ fn scores_musicxml_cannot_hold_are_refused() {
     s.tempo = Some(Time::from_integer(-1));
     assert!(unwritable(&s).contains("tempo"));
 }
+
+/// Issue 13 (MusicXML part): a tenor gets the treble clef an octave down, a
+/// keyless score no key signature, every part an instrument name.
+#[test]
+fn clefs_by_range_instrument_names_and_no_key_for_keyless_music() {
+    let tenor = voice("Tenor", &[((0, 1), (4, 1), &[55, 57, 60])]);
+    let soprano = voice("Soprano", &[((0, 1), (4, 1), &[72])]);
+    let bass = voice("Bass", &[((0, 1), (4, 1), &[40])]);
+    let xml = musicxml::write(&score(Meter::COMMON, vec![soprano, tenor, bass])).expect("writes");
+    let clefs: Vec<&str> = xml
+        .split("<clef>")
+        .skip(1)
+        .map(|c| &c[..c.find("</clef>").expect("closed")])
+        .collect();
+    assert_eq!(clefs.len(), 3);
+    assert!(clefs[0].contains("<sign>G</sign>") && !clefs[0].contains("octave-change"));
+    assert!(
+        clefs[1].contains("<sign>G</sign>")
+            && clefs[1].contains("<clef-octave-change>-1</clef-octave-change>"),
+        "{}",
+        clefs[1]
+    );
+    assert!(clefs[2].contains("<sign>F</sign>"));
+    assert!(!xml.contains("<key>"), "no key signature without a key");
+    assert!(xml.contains(
+        "<score-instrument id=\"P2-I1\">\n        <instrument-name>Tenor</instrument-name>"
+    ));
+    // The clef is notation only: the tenor reads back at the pitches written.
+    let back = musicxml::read(&xml).expect("reads");
+    assert_eq!(
+        back.voices[1].events[0]
+            .pitches
+            .iter()
+            .map(|p| p.midi)
+            .collect::<Vec<_>>(),
+        vec![55, 57, 60]
+    );
+}
+
+/// Issue 17, item 8: the writer refuses what the reader refuses.
+#[test]
+fn keys_and_meters_the_reader_refuses_are_not_written() {
+    let mut s = score(Meter::COMMON, vec![voice("A", &[((0, 1), (1, 1), &[60])])]);
+    s.key = Some(Key {
+        tonic: Spelling {
+            letter: Letter::C,
+            alter: -11,
+        },
+        mode: Mode::Major,
+    });
+    let err = musicxml::write(&s).expect_err("Cbbbbbbbbbbb major");
+    assert!(
+        matches!(&err, MusicXmlError::Unwritable(m) if m.contains("-77 fifths")),
+        "{err}"
+    );
+    s.key = None;
+    s.meter = Meter::new(1001, 4);
+    assert!(
+        musicxml::write(&s).is_err(),
+        "the reader takes meters up to 1000"
+    );
+}

@@ -1,13 +1,17 @@
 //! The main job end to end: spec → blueprint → engine run → released piece or an
 //! explicit failure. The CLI, the brief bank and the tests all go through here.
+//!
+//! One [`Composer`] (an engine with its budget and gate mode) serves any number of
+//! pieces: each run plans its spec into a [`Blueprint`] once and hands it to the
+//! engine by reference, which passes it on to every predicate, proposer and to the
+//! gate. Nothing copies it.
 
 use crate::blueprint::{Blueprint, BlueprintError};
 use crate::domain::TwelveTone;
-use crate::gate::{GateMode, SerialGate};
+use crate::gate::{GateMode, PlanGate};
 use crate::spec::Spec;
 use crate::{predicates, rungs};
-use cantus_framework::{Budget, Engine, Outcome, Progress, Proposer};
-use std::sync::Arc;
+use cantus_framework::{Budget, Engine, Measure, Outcome, Progress, Proposer, Revise};
 
 /// The budget the twelve-tone engine runs with. Any drop leaves a row statement
 /// short, which the gate refuses, so a section with a drop is replanned (five times
@@ -22,37 +26,75 @@ pub fn budget() -> Budget {
     }
 }
 
-/// An engine for one planned piece, judged by `mode`.
-pub fn engine(plan: Arc<Blueprint>, mode: GateMode) -> Engine<TwelveTone> {
+/// The twelve-tone engine judging by `mode`, with the default [`budget`].
+pub fn engine(mode: GateMode) -> Engine<TwelveTone> {
     Engine::new(
         TwelveTone,
         predicates::verifier(),
         rungs::ladder(),
-        SerialGate::for_plan(plan, mode),
+        PlanGate(mode),
     )
     .with_budget(budget())
 }
 
 /// A finished run with the plan it followed.
 pub struct Composition {
-    pub plan: Arc<Blueprint>,
+    pub plan: Blueprint,
     pub outcome: Outcome<TwelveTone>,
 }
 
-/// Plans `spec` with `seed` and runs the engine with `proposer`.
-pub async fn compose(
-    spec: &Spec,
-    seed: u64,
-    mode: GateMode,
-    proposer: &dyn Proposer<TwelveTone>,
-    budget: Budget,
-    progress: Option<Box<dyn Fn(Progress) + Send + Sync>>,
-) -> Result<Composition, BlueprintError> {
-    let plan = Arc::new(Blueprint::new(spec, seed)?);
-    let mut engine = engine(plan.clone(), mode).with_budget(budget);
-    if let Some(p) = progress {
-        engine = engine.with_progress(p);
+/// Composes pieces: one engine, reused for every spec and seed.
+pub struct Composer {
+    engine: Engine<TwelveTone>,
+}
+
+impl Composer {
+    /// A composer judging by `mode` within `budget`.
+    pub fn new(mode: GateMode, budget: Budget) -> Composer {
+        Composer {
+            engine: engine(mode).with_budget(budget),
+        }
     }
-    let outcome = engine.run(&plan, proposer, seed).await;
-    Ok(Composition { plan, outcome })
+
+    /// The same composer, calling `f` as sections finish.
+    pub fn with_progress(self, f: impl Fn(Progress) + Send + Sync + 'static) -> Composer {
+        Composer {
+            engine: self.engine.with_progress(f),
+        }
+    }
+
+    /// The engine it runs.
+    pub fn engine(&self) -> &Engine<TwelveTone> {
+        &self.engine
+    }
+
+    /// Plans `spec` with `seed` and runs the engine with `proposer`.
+    pub async fn compose(
+        &self,
+        spec: &Spec,
+        seed: u64,
+        proposer: &dyn Proposer<TwelveTone>,
+    ) -> Result<Composition, BlueprintError> {
+        let plan = Blueprint::new(spec, seed)?;
+        let outcome = self.engine.run(&plan, proposer, seed).await;
+        Ok(Composition { plan, outcome })
+    }
+
+    /// Plans `spec` with `seed` and runs the generate–measure–revise loop with full
+    /// harness rounds, each judged by the gate and by `measure`.
+    pub async fn revise(
+        &self,
+        spec: &Spec,
+        seed: u64,
+        proposer: &dyn Proposer<TwelveTone>,
+        measure: &dyn Measure<TwelveTone>,
+        options: Revise,
+    ) -> Result<Composition, BlueprintError> {
+        let plan = Blueprint::new(spec, seed)?;
+        let outcome = self
+            .engine
+            .revise_harness(&plan, proposer, measure, seed, options)
+            .await;
+        Ok(Composition { plan, outcome })
+    }
 }

@@ -4,10 +4,9 @@ use crate::blueprint::{Blueprint, SectionPlan};
 use crate::event::{Location, ToneEvent};
 use crate::piece;
 use crate::state::{CrossingTally, ToneState};
-use cantus_framework::{Domain, PlanError};
+use cantus_framework::{Amend, Assemble, Domain, PlanError};
 use cantus_music::{Score, Time, time_text};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// The twelve-tone domain. Its spec is a [`Blueprint`] (a spec already planned:
 /// planning errors are reported before a run starts).
@@ -46,7 +45,7 @@ impl Domain for TwelveTone {
     }
 
     fn initial_state(&self, spec: &Blueprint) -> ToneState {
-        ToneState::new(Arc::new(spec.clone()))
+        ToneState::new(spec)
     }
 
     /// A voice still inside an earlier statement (its last section came up short)
@@ -96,11 +95,23 @@ impl Domain for TwelveTone {
         }
     }
 
-    fn summarize(&self, state: &ToneState) -> String {
-        piece::summarize(state)
+    fn finish(&self, spec: &Blueprint, state: ToneState) -> Score {
+        let events = state.voices.into_iter().flat_map(|l| l.events);
+        piece::to_score(spec, events)
     }
+}
 
-    fn amend(&self, state: &mut ToneState, a: &Amendment) -> Amendment {
+impl Assemble for TwelveTone {
+    fn assemble(&self, spec: &Blueprint, events: Vec<ToneEvent>) -> Score {
+        piece::to_score(spec, events)
+    }
+}
+
+impl Amend<ToneState> for Amendment {
+    /// Sets the event's duration, keeping the crossing tally in step; the inverse
+    /// restores the old duration. An amendment naming no accepted event changes nothing.
+    fn apply(&self, state: &mut ToneState) -> Amendment {
+        let a = self;
         let Some(line) = state.voices.get(a.voice) else {
             return a.clone();
         };
@@ -119,14 +130,5 @@ impl Domain for TwelveTone {
             duration: old.duration,
             ..a.clone()
         }
-    }
-
-    fn finish(&self, spec: &Blueprint, state: ToneState) -> Score {
-        let events = state.voices.into_iter().flat_map(|l| l.events);
-        piece::to_score(spec, events)
-    }
-
-    fn assemble(&self, spec: &Blueprint, events: Vec<ToneEvent>) -> Score {
-        piece::to_score(spec, events)
     }
 }

@@ -9,8 +9,9 @@
 //! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
 //! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
 //! * [`proposer`]: the embedded, seeded, network-free proposer.
-//! * [`compose`]: spec → blueprint → engine → outcome, the main job.
-//! * [`synth`]: synthetic valid pieces and mutations, for tests and benchmarks.
+//! * [`compose`]: spec → blueprint → engine → outcome, the main job; [`report`]: what it leaves to read.
+//! * `synth` (cargo feature `synth`): synthetic valid pieces and mutations, for tests and
+//!   benchmarks.
 #![forbid(unsafe_code)]
 
 pub mod analysis;
@@ -23,10 +24,12 @@ pub mod piece;
 pub mod predicates;
 pub mod proposer;
 pub mod raw;
+pub mod report;
 pub mod row;
 pub mod rungs;
 pub mod spec;
 pub mod state;
+#[cfg(feature = "synth")]
 pub mod synth;
 
 pub use blueprint::{Blueprint, BlueprintError, SectionPlan};

@@ -6,9 +6,7 @@
 
 use crate::blueprint::Blueprint;
 use crate::event::{Tag, ToneEvent};
-use crate::state::ToneState;
-use cantus_music::{Event, Pitch, Score, Time, Voice, time_text};
-use std::fmt::Write;
+use cantus_music::{Event, Pitch, Score, Time, Voice};
 
 /// Builds the score of a blueprint from accepted events (any order).
 pub fn to_score(plan: &Blueprint, events: impl IntoIterator<Item = ToneEvent>) -> Score {
@@ -68,29 +66,4 @@ pub fn tagged_events(score: &Score) -> Vec<(ToneEvent, bool)> {
         }
     }
     out
-}
-
-/// The text summary of the state a text-reading proposer sees.
-pub fn summarize(state: &ToneState) -> String {
-    let mut s = String::new();
-    for (i, line) in state.voices.iter().enumerate() {
-        let name = state
-            .plan
-            .limits
-            .voices
-            .get(i)
-            .map_or("?", |v| v.name.as_str());
-        let form = state
-            .expected_form(i)
-            .map_or_else(|| "done".to_owned(), |f| f.to_string());
-        let _ = writeln!(
-            s,
-            "{name}: statement {} ({form}), next position {}, {} events, sounding until {}",
-            line.cursor.statement + 1,
-            line.cursor.position + 1,
-            line.events.len(),
-            time_text::format(line.last_end())
-        );
-    }
-    s
 }

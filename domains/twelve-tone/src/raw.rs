@@ -10,11 +10,14 @@
 use crate::blueprint::{Blueprint, BlueprintError};
 use crate::event::Location;
 use crate::gate::{GateMode, SerialGate};
-use crate::proposer::llm::{LlmOptions, whole};
+use crate::proposer::llm::{DEFAULT_MAX_TOKENS, whole};
 use crate::spec::Spec;
-use cantus_framework::{GateReport, ModelBackend, ModelExchange, ModelRequest, Sampling};
+use cantus_framework::{
+    AskOptions, FlatViolation, GateReport, ModelBackend, ModelExchange, ModelRequest, Sampling,
+    Violation,
+};
 use cantus_music::Score;
-use std::sync::Arc;
+use serde::Serialize;
 use std::time::{Duration, Instant};
 
 /// How a raw run ended.
@@ -40,7 +43,7 @@ pub enum RawVerdict {
 #[derive(Clone, Debug)]
 pub struct RawOutcome {
     /// The plan the piece was asked for and judged against.
-    pub plan: Arc<Blueprint>,
+    pub plan: Blueprint,
     /// Released, refused, unreadable or failed.
     pub verdict: RawVerdict,
     /// The model's reply as it came (empty when the call failed).
@@ -101,6 +104,48 @@ impl RawOutcome {
     }
 }
 
+/// `report.json` of a raw run.
+#[derive(Debug, Serialize)]
+pub struct RawReport<'a> {
+    /// `raw`.
+    pub mode: &'static str,
+    pub released: bool,
+    /// [`RawOutcome::summary`].
+    pub outcome: String,
+    pub seed: u64,
+    pub spec: &'a Spec,
+    pub violations: Vec<FlatViolation<'a, Location>>,
+    pub warnings: &'a [String],
+    pub calls: u32,
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+    pub wall_ms: u64,
+    pub model: Option<&'a ModelExchange>,
+}
+
+impl<'a> RawReport<'a> {
+    /// The report of `outcome`, asked for `spec` at `seed`.
+    pub fn new(outcome: &'a RawOutcome, spec: &'a Spec, seed: u64) -> Self {
+        RawReport {
+            mode: "raw",
+            released: outcome.is_released(),
+            outcome: outcome.summary(),
+            seed,
+            spec,
+            violations: outcome
+                .report()
+                .map(|r| r.violations.iter().map(Violation::flat).collect())
+                .unwrap_or_default(),
+            warnings: &outcome.warnings,
+            calls: outcome.calls,
+            tokens_in: outcome.tokens_in,
+            tokens_out: outcome.tokens_out,
+            wall_ms: u64::try_from(outcome.wall.as_millis()).unwrap_or(u64::MAX),
+            model: outcome.exchange.as_ref(),
+        }
+    }
+}
+
 /// Plans `spec` with `seed`, asks `backend` for the whole piece in one reply, reads it
 /// leniently and judges it with the strict gate. Only planning errors are `Err`;
 /// everything else is a [`RawVerdict`].
@@ -108,9 +153,9 @@ pub async fn compose_raw(
     spec: &Spec,
     seed: u64,
     backend: &dyn ModelBackend,
-    options: &LlmOptions,
+    options: &AskOptions,
 ) -> Result<RawOutcome, BlueprintError> {
-    let plan = Arc::new(Blueprint::new(spec, seed)?);
+    let plan = Blueprint::new(spec, seed)?;
     let started = Instant::now();
     let request = ModelRequest {
         messages: whole::messages(&plan, &[]),
@@ -118,7 +163,7 @@ pub async fn compose_raw(
         sampling: Sampling {
             temperature: options.temperature,
             seed: Some(options.seed.unwrap_or(seed)),
-            max_tokens: options.max_tokens,
+            max_tokens: options.max_tokens.or(Some(DEFAULT_MAX_TOKENS)),
         },
         context: serde_json::json!({"domain": "twelve-tone", "request": "raw", "bars": plan.bars}),
     };
@@ -159,7 +204,7 @@ pub async fn compose_raw(
         },
         Ok(piece) => {
             outcome.warnings = piece.warnings;
-            let gate = SerialGate::for_plan(plan.clone(), GateMode::Strict);
+            let gate = SerialGate::for_plan(&plan, GateMode::Strict);
             let report = gate.judge_score(&piece.score);
             if report.passed {
                 RawVerdict::Released {

@@ -18,6 +18,7 @@
 
 use crate::domain::{Amendment, TwelveTone};
 use crate::event::{Location, ToneEvent};
+use crate::gate::Rule;
 use crate::state::{ToneState, crosses};
 use cantus_framework::{
     AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, Violation,
@@ -66,12 +67,8 @@ fn conflicting<'s>(
 
 /// Whether the vertical problems are ones a time move can address.
 fn timing_problem(vs: &Vs) -> bool {
-    vs.iter().any(|v| {
-        matches!(
-            v.predicate.as_str(),
-            "TT-COLLISION" | "TT-CROSSING" | "TT-TEXTURE"
-        )
-    })
+    vs.iter()
+        .any(|v| Rule::try_from(v.predicate).is_ok_and(Rule::is_vertical))
 }
 
 /// `trim`: cut the candidate's tail at the first conflicting later onset.

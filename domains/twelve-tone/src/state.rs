@@ -11,7 +11,6 @@ use crate::blueprint::Blueprint;
 use crate::event::ToneEvent;
 use crate::row::RowForm;
 use cantus_music::Time;
-use std::sync::Arc;
 
 /// Where a voice is in its schedule.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,30 +138,27 @@ pub fn crosses(upper: &ToneEvent, lower: &ToneEvent) -> bool {
     }
 }
 
-/// Everything accepted so far.
+/// Everything accepted so far. The blueprint it follows is the run's spec, which the
+/// engine hands to every predicate and proposer by reference; it is not copied here.
 #[derive(Clone, Debug)]
 pub struct ToneState {
-    pub plan: Arc<Blueprint>,
     pub voices: Vec<VoiceLine>,
     pub crossing: CrossingTally,
 }
 
 impl ToneState {
     /// The empty state for a blueprint.
-    pub fn new(plan: Arc<Blueprint>) -> Self {
-        let voices = vec![VoiceLine::default(); plan.limits.voices.len()];
+    pub fn new(plan: &Blueprint) -> Self {
         ToneState {
-            plan,
-            voices,
+            voices: vec![VoiceLine::default(); plan.limits.voices.len()],
             crossing: CrossingTally::default(),
         }
     }
 
-    /// The form `voice` must state at its cursor, or `None` past its schedule.
-    pub fn expected_form(&self, voice: usize) -> Option<RowForm> {
+    /// The form `voice` must state at its cursor in `plan`, or `None` past its schedule.
+    pub fn expected_form(&self, plan: &Blueprint, voice: usize) -> Option<RowForm> {
         let line = self.voices.get(voice)?;
-        self.plan
-            .sections
+        plan.sections
             .get(line.cursor.statement)
             .and_then(|s| s.forms.get(voice).copied())
     }

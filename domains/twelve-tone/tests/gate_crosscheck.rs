@@ -27,7 +27,7 @@ fn gate_findings(gate: &SerialGate, score: &Score, rules: &[&'static str]) -> Ve
             rule: rules
                 .iter()
                 .copied()
-                .find(|r| *r == v.predicate)
+                .find(|r| v.predicate == **r)
                 .unwrap_or("?"),
             voice: v.location.voice.clone(),
             bar: v.location.bar,

@@ -8,7 +8,6 @@ use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::row::{Convention, resolve};
 use cantus_twelve_tone::spec::Spec;
 use proptest::prelude::*;
-use std::sync::Arc;
 
 fn event() -> impl Strategy<Value = Event> {
     (
@@ -56,13 +55,13 @@ proptest! {
     #[test]
     fn the_gate_never_panics_and_its_verdict_follows_its_violations(score in score()) {
         let row = resolve("WebernOp21").unwrap().row;
-        let plan = Arc::new(Blueprint::new(&Spec::with_voice_count(3), 0).unwrap());
+        let plan = Blueprint::new(&Spec::with_voice_count(3), 0).unwrap();
         let gates = [
             SerialGate::inferring(GateMode::Strict),
             SerialGate::inferring(GateMode::Relaxed),
             SerialGate::for_row(row, Convention::ZeroCentred, GateMode::Strict),
-            SerialGate::for_plan(plan.clone(), GateMode::Strict),
-            SerialGate::for_plan(plan, GateMode::Relaxed),
+            SerialGate::for_plan(&plan, GateMode::Strict),
+            SerialGate::for_plan(&plan, GateMode::Relaxed),
         ];
         for gate in gates {
             let report = gate.judge_score(&score);

@@ -12,7 +12,7 @@ mod independent;
 use cantus_framework::Outcome;
 use cantus_music::Score;
 use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{Composition, budget, compose};
+use cantus_twelve_tone::compose::{Composer, Composition, budget};
 use cantus_twelve_tone::gate::{GateMode, SerialGate, report_text};
 use cantus_twelve_tone::spec::compile_brief;
 use cantus_twelve_tone::synth::{Mutation, MutationKind, mutate};
@@ -29,14 +29,7 @@ fn released(brief: &str, seed: u64) -> (Composition, Score) {
         .build()
         .unwrap();
     let c = runtime
-        .block_on(compose(
-            &spec,
-            seed,
-            GateMode::Strict,
-            &EmbeddedProposer,
-            budget(),
-            None,
-        ))
+        .block_on(Composer::new(GateMode::Strict, budget()).compose(&spec, seed, &EmbeddedProposer))
         .unwrap();
     let Outcome::Released { artefact, .. } = &c.outcome else {
         panic!("{brief:?} seed {seed} is released");
@@ -75,7 +68,7 @@ fn mutations_of_released_pieces_are_caught_by_the_gate_and_the_checker() {
             let plan = composition.plan.clone();
             let registers: Vec<(u8, u8)> =
                 plan.limits.voices.iter().map(|v| (v.low, v.high)).collect();
-            let gate = SerialGate::for_plan(plan.clone(), GateMode::Strict);
+            let gate = SerialGate::for_plan(&plan, GateMode::Strict);
             assert!(gate.judge_score(&score).passed);
             assert!(independent::collisions(&score).is_empty());
             assert!(independent::serial(&score, plan.row.pcs()).is_empty());
@@ -91,7 +84,7 @@ fn mutations_of_released_pieces_are_caught_by_the_gate_and_the_checker() {
                     let expected = if kind == MutationKind::TransposeStatement {
                         "TT-SCHEDULE"
                     } else {
-                        m.rule
+                        m.rule.id()
                     };
                     assert_eq!(expected, rule, "{kind:?}");
                     let at_place = report.violations.iter().any(|v| {

@@ -8,7 +8,6 @@ use cantus_twelve_tone::gate::{GateMode, SerialGate, report_text};
 use cantus_twelve_tone::row::{Convention, FormKind, Row, RowForm, resolve};
 use cantus_twelve_tone::spec::{RowChoice, Spec};
 use cantus_twelve_tone::synth::from_plan;
-use std::sync::Arc;
 
 fn op25() -> Row {
     resolve("SchoenbergOp25").unwrap().row
@@ -43,7 +42,7 @@ fn one_voice(events: Vec<Event>, bars: u32) -> Score {
     }
 }
 
-fn strict() -> SerialGate {
+fn strict() -> SerialGate<'static> {
     SerialGate::for_row(op25(), Convention::ZeroCentred, GateMode::Strict)
 }
 
@@ -205,12 +204,12 @@ fn the_plan_fixes_the_number_of_voices() {
     let plan = plan(3, 8, "SchoenbergOp25");
     let mut score = from_plan(&plan, 2).unwrap();
     assert!(
-        SerialGate::for_plan(Arc::new(plan.clone()), GateMode::Strict)
+        SerialGate::for_plan(&plan, GateMode::Strict)
             .judge_score(&score)
             .passed
     );
     score.voices.pop();
-    let report = SerialGate::for_plan(Arc::new(plan), GateMode::Strict).judge_score(&score);
+    let report = SerialGate::for_plan(&plan, GateMode::Strict).judge_score(&score);
     let v = report
         .violations
         .iter()
@@ -243,7 +242,7 @@ fn two_sections(first: i64, second: i64, last_long: bool) -> (Blueprint, Score) 
 #[test]
 fn each_statement_starts_in_its_section() {
     let (plan, score) = two_sections(0, 16, true);
-    let gate = SerialGate::for_plan(Arc::new(plan.clone()), GateMode::Strict);
+    let gate = SerialGate::for_plan(&plan, GateMode::Strict);
     let report = gate.judge_score(&score);
     // The first statement leaves bars 4 silent; nothing else is wrong.
     assert!(
@@ -252,7 +251,7 @@ fn each_statement_starts_in_its_section() {
         report_text(&report)
     );
     let (plan, score) = two_sections(0, 12, true);
-    let report = SerialGate::for_plan(Arc::new(plan), GateMode::Strict).judge_score(&score);
+    let report = SerialGate::for_plan(&plan, GateMode::Strict).judge_score(&score);
     let v = report
         .violations
         .iter()
@@ -273,7 +272,7 @@ fn a_section_that_misses_pitch_classes_breaks_the_aggregate() {
     let (plan, mut score) = two_sections(6, 18, true);
     score.voices[0].events[0].onset = q(0);
     score.voices[0].events[0].duration = q(7);
-    let report = SerialGate::for_plan(Arc::new(plan), GateMode::Strict).judge_score(&score);
+    let report = SerialGate::for_plan(&plan, GateMode::Strict).judge_score(&score);
     let v = report
         .violations
         .iter()
@@ -295,7 +294,7 @@ fn a_section_that_misses_pitch_classes_breaks_the_aggregate() {
 fn missing_and_extra_statements_are_reported() {
     let plan = plan(2, 8, "WebernOp21");
     let score = from_plan(&plan, 4).unwrap();
-    let gate = SerialGate::for_plan(Arc::new(plan.clone()), GateMode::Strict);
+    let gate = SerialGate::for_plan(&plan, GateMode::Strict);
     let mut short = score.clone();
     let second = plan.sections[1].start;
     short.voices[1].events.retain(|e| e.onset < second);

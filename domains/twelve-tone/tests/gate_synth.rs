@@ -10,7 +10,6 @@ use cantus_twelve_tone::gate::{GateMode, SerialGate, report_text};
 use cantus_twelve_tone::row::{Row, resolve};
 use cantus_twelve_tone::spec::{RowChoice, Spec, Technique};
 use cantus_twelve_tone::synth::{SynthOptions, from_plan, piece};
-use std::sync::Arc;
 
 fn rows() -> [Row; 4] {
     [
@@ -144,7 +143,7 @@ fn pieces_written_for_a_plan_pass_that_plans_gate() {
         }
         let plan = Blueprint::new(&s, seed).unwrap();
         let score = from_plan(&plan, seed).unwrap();
-        let gate = SerialGate::for_plan(Arc::new(plan.clone()), GateMode::Strict);
+        let gate = SerialGate::for_plan(&plan, GateMode::Strict);
         let report = gate.judge_score(&score);
         assert!(report.passed, "seed {seed}:\n{}", report_text(&report));
         assert_eq!(

@@ -6,10 +6,11 @@
 
 mod llm_support;
 
+use cantus_framework::AskOptions;
 use cantus_framework::{Entry, Outcome, Status};
-use cantus_twelve_tone::compose::{self, Composition};
+use cantus_twelve_tone::compose::{self, Composer, Composition};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::spec::Spec;
 use llm_support::{Scripted, Step};
 use std::sync::Arc;
@@ -21,26 +22,19 @@ fn spec(voices: usize, bars: u32) -> Spec {
     spec
 }
 
-async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: LlmOptions) -> Composition {
+async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: AskOptions) -> Composition {
     let proposer = LlmProposer::new(backend, options);
-    compose::compose(
-        spec,
-        seed,
-        GateMode::Strict,
-        &proposer,
-        compose::budget(),
-        None,
-    )
-    .await
-    .expect("plans")
+    Composer::new(GateMode::Strict, compose::budget())
+        .compose(spec, seed, &proposer)
+        .await
+        .expect("plans")
 }
 
 /// Released ⇒ the strict gate passes it again; Failure ⇒ at least one diagnostic.
 fn assert_honest(c: &Composition, context: &str) {
     match &c.outcome {
         Outcome::Released { artefact, .. } => {
-            let report =
-                SerialGate::for_plan(c.plan.clone(), GateMode::Strict).judge_score(artefact);
+            let report = SerialGate::for_plan(&c.plan, GateMode::Strict).judge_score(artefact);
             assert!(
                 report.passed,
                 "{context}: a released piece fails the strict gate: {report:?}"
@@ -60,9 +54,9 @@ async fn oracle_replies_compose_released_pieces_constrained_or_not() {
     for constrained in [false, true] {
         for (voices, seed) in [(2, 1), (2, 2), (3, 3), (3, 4), (3, 6)] {
             let backend = Arc::new(Scripted::oracle());
-            let options = LlmOptions {
+            let options = AskOptions {
                 constrained,
-                ..LlmOptions::default()
+                ..AskOptions::default()
             };
             let c = run(&spec(voices, 8), seed, backend.clone(), options).await;
             let context = format!("{voices} voices, seed {seed}, constrained {constrained}");
@@ -108,7 +102,7 @@ async fn a_wrong_pitch_is_patched_with_the_violation_in_the_prompt() {
         voice: 0,
         note: 2,
     }]));
-    let c = run(&spec(2, 4), 4, backend.clone(), LlmOptions::default()).await;
+    let c = run(&spec(2, 4), 4, backend.clone(), AskOptions::default()).await;
     assert_honest(&c, "wrong pitch");
     assert!(
         c.outcome.is_released(),
@@ -138,7 +132,7 @@ async fn a_backend_talking_prose_ends_in_an_explicit_failure() {
         .map(|_| Step::Text("As an AI language model I love music.".into()))
         .collect();
     let backend = Arc::new(Scripted::new(prose));
-    let c = run(&spec(2, 4), 5, backend, LlmOptions::default()).await;
+    let c = run(&spec(2, 4), 5, backend, AskOptions::default()).await;
     assert_honest(&c, "prose");
     let Outcome::Failure { diagnostics, .. } = &c.outcome else {
         panic!("prose cannot be released");
@@ -161,8 +155,9 @@ async fn wrong_pitches_everywhere_never_release_an_invalid_piece() {
         let backend = Arc::new(Scripted::new(steps));
         let mut budget = compose::budget();
         budget.max_proposer_calls = Some(60);
-        let proposer = LlmProposer::new(backend, LlmOptions::default());
-        let c = compose::compose(&spec(2, 8), seed, GateMode::Strict, &proposer, budget, None)
+        let proposer = LlmProposer::new(backend, AskOptions::default());
+        let c = Composer::new(GateMode::Strict, budget)
+            .compose(&spec(2, 8), seed, &proposer)
             .await
             .expect("plans");
         assert_honest(&c, &format!("seed {seed}"));

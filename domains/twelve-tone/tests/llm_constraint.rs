@@ -5,8 +5,9 @@
 
 mod llm_support;
 
+use cantus_framework::AskOptions;
 use cantus_framework::{Constraint, Domain, ProposalRequest, Proposer, RequestKind};
-use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, ToneEvent, ToneState, TwelveTone};
 use llm_support::{Scripted, Step};
@@ -53,10 +54,10 @@ async fn cursor_at(done: usize) -> (Blueprint, ToneState) {
     spec.bars = 8;
     spec.section_bars = 4;
     let plan = Blueprint::new(&spec, 11).unwrap();
-    let mut state = ToneState::new(Arc::new(plan.clone()));
+    let mut state = ToneState::new(&plan);
     TwelveTone.begin_section(&mut state, &plan.sections[0]);
     let backend = Arc::new(Scripted::oracle());
-    let p = LlmProposer::new(backend, LlmOptions::default());
+    let p = LlmProposer::new(backend, AskOptions::default());
     let events = section(&p, &plan, &state).await;
     let first: Vec<ToneEvent> = events
         .into_iter()
@@ -76,7 +77,6 @@ async fn section(p: &LlmProposer, plan: &Blueprint, state: &ToneState) -> Vec<To
         plan: &plan.sections,
         section_index: Some(0),
         state,
-        summary: String::new(),
         feedback: &[],
         attempt: 0,
         seed: 1,
@@ -93,9 +93,9 @@ async fn the_grammar_admits_exactly_the_pitch_classes_the_cursor_allows_next() {
         let backend = Arc::new(Scripted::oracle());
         let p = LlmProposer::new(
             backend.clone(),
-            LlmOptions {
+            AskOptions {
                 constrained: true,
-                ..LlmOptions::default()
+                ..AskOptions::default()
             },
         );
         let events = section(&p, &plan, &state).await;
@@ -149,9 +149,9 @@ async fn the_grammar_admits_exactly_the_pitch_classes_the_cursor_allows_next() {
 #[tokio::test]
 async fn the_trace_records_whether_the_constraint_was_honoured() {
     let (plan, state) = cursor_at(0).await;
-    let constrained = LlmOptions {
+    let constrained = AskOptions {
         constrained: true,
-        ..LlmOptions::default()
+        ..AskOptions::default()
     };
     let ask = |backend: Arc<Scripted>| {
         let p = LlmProposer::new(backend, constrained.clone());
@@ -164,7 +164,6 @@ async fn the_trace_records_whether_the_constraint_was_honoured() {
                 plan: &plan.sections,
                 section_index: Some(0),
                 state: &state,
-                summary: String::new(),
                 feedback: &[],
                 attempt: 0,
                 seed: 1,
@@ -198,9 +197,9 @@ async fn slot_numbers_are_bounded_by_digit_classes() {
     let backend = Arc::new(Scripted::oracle());
     let p = LlmProposer::new(
         backend.clone(),
-        LlmOptions {
+        AskOptions {
             constrained: true,
-            ..LlmOptions::default()
+            ..AskOptions::default()
         },
     );
     section(&p, &plan, &state).await;
@@ -233,7 +232,7 @@ async fn the_json_schema_alternative_holds_each_note_to_the_cursor() {
     // What a schema-following server would send: the oracle's notes as JSON arrays.
     let lines = {
         let probe = Arc::new(Scripted::oracle());
-        let p = LlmProposer::new(probe.clone(), LlmOptions::default());
+        let p = LlmProposer::new(probe.clone(), AskOptions::default());
         section(&p, &plan, &state).await;
         llm_support::oracle(&probe.requests.lock().unwrap()[0], None)
     };
@@ -245,10 +244,10 @@ async fn the_json_schema_alternative_holds_each_note_to_the_cursor() {
         })
         .collect();
     let json = serde_json::Value::Object(object).to_string();
-    let options = LlmOptions {
+    let options = AskOptions {
         constrained: true,
         json_schema: true,
-        ..LlmOptions::default()
+        ..AskOptions::default()
     };
     for (reply, honoured) in [(json, true), (lines.clone(), false)] {
         let backend = Arc::new(Scripted::new(vec![Step::Text(reply)]));
@@ -261,7 +260,6 @@ async fn the_json_schema_alternative_holds_each_note_to_the_cursor() {
                 plan: &plan.sections,
                 section_index: Some(0),
                 state: &state,
-                summary: String::new(),
                 feedback: &[],
                 attempt: 0,
                 seed: 1,

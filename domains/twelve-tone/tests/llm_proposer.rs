@@ -5,11 +5,12 @@
 
 mod llm_support;
 
+use cantus_framework::AskOptions;
 use cantus_framework::{
     Domain, ModelError, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, Violation,
 };
 use cantus_music::Time;
-use cantus_twelve_tone::proposer::llm::{LlmOptions, LlmProposer};
+use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, Location, ToneEvent, ToneState, TwelveTone};
 use llm_support::{Scripted, Step};
@@ -24,12 +25,12 @@ fn small_spec(voices: usize) -> Spec {
 
 fn planned(voices: usize, seed: u64) -> (Blueprint, ToneState) {
     let plan = Blueprint::new(&small_spec(voices), seed).expect("plans");
-    let mut state = ToneState::new(Arc::new(plan.clone()));
+    let mut state = ToneState::new(&plan);
     TwelveTone.begin_section(&mut state, &plan.sections[0]);
     (plan, state)
 }
 
-fn proposer(backend: &Arc<Scripted>, options: LlmOptions) -> LlmProposer {
+fn proposer(backend: &Arc<Scripted>, options: AskOptions) -> LlmProposer {
     LlmProposer::new(backend.clone(), options)
 }
 
@@ -38,7 +39,7 @@ async fn ask(
     plan: &Blueprint,
     state: &ToneState,
     kind: RequestKind<'_, TwelveTone>,
-    feedback: &[String],
+    feedback: &[cantus_framework::Feedback<Location>],
 ) -> Result<Proposal<ToneEvent>, ProposerError> {
     p.propose(ProposalRequest {
         kind,
@@ -46,7 +47,6 @@ async fn ask(
         plan: &plan.sections,
         section_index: Some(0),
         state,
-        summary: String::new(),
         feedback,
         attempt: 0,
         seed: 7,
@@ -79,7 +79,7 @@ fn assert_on_the_row(plan: &Blueprint, events: &[ToneEvent], voices: usize) {
 async fn a_correct_reply_becomes_tagged_events_with_cost_and_exchange() {
     let (plan, state) = planned(2, 3);
     let backend = Arc::new(Scripted::oracle());
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .expect("answers");
@@ -109,7 +109,7 @@ async fn prose_is_asked_again_then_refused_as_bad_output() {
     let (plan, state) = planned(2, 3);
     let prose = || Step::Text("Sure! Here is a lovely twelve-tone piece for you.".to_owned());
     let backend = Arc::new(Scripted::new(vec![prose(), prose(), prose()]));
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let err = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .expect_err("prose is not music");
@@ -134,7 +134,7 @@ async fn prose_is_asked_again_then_refused_as_bad_output() {
 async fn prose_then_a_good_reply_is_accepted_with_one_reask() {
     let (plan, state) = planned(2, 5);
     let backend = Arc::new(Scripted::new(vec![Step::Text("I cannot do that.".into())]));
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .expect("second reply reads");
@@ -153,7 +153,7 @@ async fn a_reply_cut_off_at_the_token_limit_is_asked_again() {
     // A first answer cut in the middle of the second voice's line.
     let full = {
         let probe = Arc::new(Scripted::oracle());
-        let p = proposer(&probe, LlmOptions::default());
+        let p = proposer(&probe, AskOptions::default());
         ask(&p, &plan, &state, RequestKind::Section, &[])
             .await
             .unwrap();
@@ -161,7 +161,7 @@ async fn a_reply_cut_off_at_the_token_limit_is_asked_again() {
     };
     let cut: String = full.chars().take(full.len() * 3 / 4).collect();
     let backend = Arc::new(Scripted::new(vec![Step::Truncated(cut)]));
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .expect("re-asked");
@@ -177,9 +177,9 @@ async fn a_reply_cut_off_at_the_token_limit_is_asked_again() {
     )]));
     let p = proposer(
         &backend,
-        LlmOptions {
+        AskOptions {
             reasks: 0,
-            ..LlmOptions::default()
+            ..AskOptions::default()
         },
     );
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
@@ -211,7 +211,7 @@ async fn junk_numbers_and_notes_outside_the_section_never_panic() {
         Step::Text(junk.clone()),
         Step::Text(junk),
     ]));
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .expect("readable");
@@ -244,7 +244,7 @@ async fn a_failing_backend_is_reported_as_unavailable() {
     let backend = Arc::new(Scripted::new(vec![Step::Fail(ModelError::Timeout(
         "no answer within 30 s".into(),
     ))]));
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let err = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .unwrap_err();
@@ -258,13 +258,13 @@ async fn a_failing_backend_is_reported_as_unavailable() {
 async fn a_patch_prompt_carries_the_violations_and_the_answer_keeps_the_tag() {
     let (plan, state) = planned(2, 3);
     let backend = Arc::new(Scripted::oracle());
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let section = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .unwrap();
     let candidate = section.events[0].clone();
     let violations = vec![Violation::hard(
-        "TT-COLLISION",
+        cantus_twelve_tone::gate::Rule::Collision,
         Location {
             bar: 1,
             voice: plan.limits.voices[0].name.clone(),
@@ -289,7 +289,7 @@ async fn a_patch_prompt_carries_the_violations_and_the_answer_keeps_the_tag() {
 async fn a_rewrite_replaces_the_voice_segment_and_keeps_other_voices_pending() {
     let (plan, state) = planned(2, 3);
     let backend = Arc::new(Scripted::oracle());
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let section = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .unwrap();
@@ -318,7 +318,7 @@ async fn a_reply_repeated_until_the_token_limit_is_read_once() {
     let (plan, state) = planned(2, 3);
     let once = {
         let probe = Arc::new(Scripted::oracle());
-        let p = proposer(&probe, LlmOptions::default());
+        let p = proposer(&probe, AskOptions::default());
         ask(&p, &plan, &state, RequestKind::Section, &[])
             .await
             .unwrap();
@@ -328,7 +328,7 @@ async fn a_reply_repeated_until_the_token_limit_is_read_once() {
     let repeated = format!("{once}Note: slots count from 1\n{once}{once}");
     let cut: String = repeated.chars().take(repeated.len() - 7).collect();
     let backend = Arc::new(Scripted::new(vec![Step::Truncated(cut)]));
-    let p = proposer(&backend, LlmOptions::default());
+    let p = proposer(&backend, AskOptions::default());
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
         .expect("reads");

@@ -5,9 +5,9 @@
 
 mod llm_support;
 
+use cantus_framework::AskOptions;
 use cantus_framework::ModelError;
 use cantus_music::grammar;
-use cantus_twelve_tone::proposer::llm::LlmOptions;
 use cantus_twelve_tone::raw::{RawVerdict, compose_raw};
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, synth};
@@ -31,7 +31,7 @@ fn valid_bars(seed: u64) -> String {
 async fn a_valid_whole_piece_is_released_by_the_strict_gate() {
     let bars = valid_bars(9);
     let backend = Scripted::new(vec![Step::Text(format!("Here you go:\n{bars}"))]);
-    let out = compose_raw(&spec(), 9, &backend, &LlmOptions::default())
+    let out = compose_raw(&spec(), 9, &backend, &AskOptions::default())
         .await
         .expect("plans");
     assert!(
@@ -82,7 +82,7 @@ async fn bars_without_a_header_are_read_under_the_planned_header() {
         })
         .collect();
     let backend = Scripted::new(vec![Step::Text(bars)]);
-    let out = compose_raw(&spec(), 9, &backend, &LlmOptions::default())
+    let out = compose_raw(&spec(), 9, &backend, &AskOptions::default())
         .await
         .expect("plans");
     assert!(out.is_released(), "{}: {:?}", out.summary(), out.report());
@@ -112,7 +112,7 @@ async fn a_wrong_pitch_is_refused_naming_the_rule() {
         }
     }
     let backend = Scripted::new(vec![Step::Text(broken)]);
-    let out = compose_raw(&spec(), 9, &backend, &LlmOptions::default())
+    let out = compose_raw(&spec(), 9, &backend, &AskOptions::default())
         .await
         .expect("plans");
     let RawVerdict::Refused { report, .. } = &out.verdict else {
@@ -123,7 +123,7 @@ async fn a_wrong_pitch_is_refused_naming_the_rule() {
         report
             .violations
             .iter()
-            .any(|v| v.predicate.starts_with("TT-ROW")),
+            .any(|v| v.predicate.as_str().starts_with("TT-ROW")),
         "{:?}",
         report.violations
     );
@@ -135,7 +135,7 @@ async fn prose_is_an_explicit_unreadable_failure() {
     let backend = Scripted::new(vec![Step::Text(
         "I'm sorry, but I can't write music notation.".into(),
     )]);
-    let out = compose_raw(&spec(), 9, &backend, &LlmOptions::default())
+    let out = compose_raw(&spec(), 9, &backend, &AskOptions::default())
         .await
         .expect("plans");
     let RawVerdict::Unreadable { diagnostic } = &out.verdict else {
@@ -152,7 +152,7 @@ async fn a_failing_backend_is_reported() {
         status: 503,
         message: "overloaded".into(),
     })]);
-    let out = compose_raw(&spec(), 9, &backend, &LlmOptions::default())
+    let out = compose_raw(&spec(), 9, &backend, &AskOptions::default())
         .await
         .expect("plans");
     let RawVerdict::ModelFailed { message } = &out.verdict else {
@@ -164,17 +164,17 @@ async fn a_failing_backend_is_reported() {
 
 #[tokio::test]
 async fn a_whole_piece_request_is_tagged_from_the_schedule() {
-    use cantus_framework::{Domain, ProposalRequest, Proposer, RequestKind};
+    use cantus_framework::{Assemble, ProposalRequest, Proposer, RequestKind};
     use cantus_twelve_tone::gate::{GateMode, SerialGate};
     use cantus_twelve_tone::proposer::llm::LlmProposer;
     use cantus_twelve_tone::{ToneState, TwelveTone};
     use std::sync::Arc;
 
     let plan = Blueprint::new(&spec(), 9).unwrap();
-    let state = ToneState::new(Arc::new(plan.clone()));
+    let state = ToneState::new(&plan);
     let prose = Step::Text("Let me think about it.".into());
     let backend = Arc::new(Scripted::new(vec![prose, Step::Text(valid_bars(9))]));
-    let proposer = LlmProposer::new(backend.clone(), LlmOptions::default());
+    let proposer = LlmProposer::new(backend.clone(), AskOptions::default());
     let proposal = proposer
         .propose(ProposalRequest {
             kind: RequestKind::Whole,
@@ -182,7 +182,6 @@ async fn a_whole_piece_request_is_tagged_from_the_schedule() {
             plan: &plan.sections,
             section_index: None,
             state: &state,
-            summary: String::new(),
             feedback: &[],
             attempt: 0,
             seed: 9,
@@ -199,7 +198,7 @@ async fn a_whole_piece_request_is_tagged_from_the_schedule() {
     let score = TwelveTone.assemble(&plan, proposal.events);
     // The relaxed gate trusts tags: it passes only if the schedule's tags are right.
     for mode in [GateMode::Strict, GateMode::Relaxed] {
-        let report = SerialGate::for_plan(Arc::new(plan.clone()), mode).judge_score(&score);
+        let report = SerialGate::for_plan(&plan, mode).judge_score(&score);
         assert!(report.passed, "{mode:?}: {:?}", report.violations);
     }
 }

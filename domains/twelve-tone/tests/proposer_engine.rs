@@ -3,19 +3,18 @@
 //! every section ends with every voice's statement complete, and the strict release
 //! gate releases the result.
 
-use cantus_framework::{Engine, Entry, Outcome};
+use cantus_framework::{Engine, Entry, Outcome, SectionOutcome};
 use cantus_music::Score;
 use cantus_twelve_tone::compose;
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::piece::tagged_events;
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, TwelveTone};
-use std::sync::Arc;
 
 /// The engine `cantus compose` runs: the domain's predicates, ladder, budget and
-/// strict release gate.
-fn engine(plan: &Blueprint) -> Engine<TwelveTone> {
-    compose::engine(Arc::new(plan.clone()), GateMode::Strict)
+/// strict release gate (one engine for any plan).
+fn engine() -> Engine<TwelveTone> {
+    compose::engine(GateMode::Strict)
 }
 
 /// Every voice of `artefact` sounds all twelve positions of every planned statement.
@@ -43,9 +42,7 @@ async fn the_ladder_settles_embedded_sections_with_every_statement_complete() {
         let spec = Spec::with_voice_count(voices);
         for seed in 0..5 {
             let plan = Blueprint::new(&spec, seed).expect("plans");
-            let outcome = engine(&plan)
-                .run(&plan, &EmbeddedProposer::new(), seed)
-                .await;
+            let outcome = engine().run(&plan, &EmbeddedProposer::new(), seed).await;
             let trace = outcome.trace();
             let totals = &trace.totals;
             eprintln!(
@@ -59,7 +56,7 @@ async fn the_ladder_settles_embedded_sections_with_every_statement_complete() {
             );
             for entry in &trace.entries {
                 if let Entry::Section(record) = entry
-                    && record.outcome == "kept"
+                    && record.outcome == SectionOutcome::Kept
                 {
                     assert_eq!(
                         record.dropped, 0,
@@ -101,9 +98,9 @@ async fn a_run_is_reproducible_from_its_seed() {
         Outcome::Released { artefact, .. } => artefact,
         Outcome::Failure { .. } => panic!("the strict gate refused"),
     };
-    let a = score(engine(&plan).run(&plan, &EmbeddedProposer::new(), 9).await);
-    let b = score(engine(&plan).run(&plan, &EmbeddedProposer::new(), 9).await);
-    let c = score(engine(&plan).run(&plan, &EmbeddedProposer::new(), 10).await);
+    let a = score(engine().run(&plan, &EmbeddedProposer::new(), 9).await);
+    let b = score(engine().run(&plan, &EmbeddedProposer::new(), 9).await);
+    let c = score(engine().run(&plan, &EmbeddedProposer::new(), 10).await);
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
@@ -116,9 +113,7 @@ async fn a_canon_trio_completes_every_statement() {
     .expect("the brief compiles");
     for seed in 0..4 {
         let plan = Blueprint::new(&brief.spec, seed).expect("plans");
-        let outcome = engine(&plan)
-            .run(&plan, &EmbeddedProposer::new(), seed)
-            .await;
+        let outcome = engine().run(&plan, &EmbeddedProposer::new(), seed).await;
         let totals = &outcome.trace().totals;
         eprintln!(
             "canon trio seed {seed}: proposed {} repaired {} dropped {} replans {} by rung {:?}",

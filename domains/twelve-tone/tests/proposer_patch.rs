@@ -21,6 +21,7 @@ fn verify(
 ) -> Verdict<Location> {
     let ctx = CheckContext {
         domain: &TwelveTone,
+        spec: plan,
         state,
         section: &plan.sections[index],
         section_index: index,

@@ -6,10 +6,11 @@
 
 mod proposer_support;
 
-use cantus_framework::{Domain, RequestKind};
+use cantus_framework::{Domain, Feedback, RequestKind};
 use cantus_music::{Meter, Time};
+use cantus_twelve_tone::gate::Rule;
 use cantus_twelve_tone::spec::Spec;
-use cantus_twelve_tone::{ToneEvent, TwelveTone};
+use cantus_twelve_tone::{Location, ToneEvent, TwelveTone};
 use proposer_support::{accept_all, ask, mixed_grid_bars, planned, section, section_problems};
 
 /// The events of every section of a piece, each accepted before the next is asked.
@@ -160,7 +161,15 @@ async fn a_whole_piece_states_every_section_and_calms_down_after_collision_feedb
         assert!(problems.is_empty(), "{problems:#?}");
     }
     let chords = |events: &[ToneEvent]| events.iter().filter(|e| e.pitches.len() > 1).count();
-    let feedback = vec!["[TT-COLLISION] 9 collisions between voices".to_owned()];
+    let feedback = vec![Feedback::Violation {
+        rule: Rule::Collision.into(),
+        location: Location {
+            bar: 1,
+            voice: "Soprano".into(),
+            onset: Time::default(),
+        },
+        reason: "9 collisions between voices".into(),
+    }];
     let (mut before, mut after) = (0, 0);
     for seed in 0..10 {
         before += chords(&ask(&plan, &state, RequestKind::Whole, None, seed, 0, &[]).await);

@@ -4,7 +4,7 @@
 
 use cantus_framework::{CheckContext, Outcome, RepairRung, RungAction, Violation};
 use cantus_music::{Meter, Time, grammar};
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::rungs::{Retime, Trim, Yield};
 use cantus_twelve_tone::spec::{RowChoice, Spec};
@@ -12,7 +12,6 @@ use cantus_twelve_tone::{
     Blueprint, EmbeddedProposer, Location, Tag, ToneEvent, ToneState, TwelveTone,
 };
 use proptest::prelude::*;
-use std::sync::Arc;
 
 fn spec(voices: usize, bars: u32, meter: (u32, u32), row: u8) -> Spec {
     let mut spec = Spec::with_voice_count(voices);
@@ -48,11 +47,11 @@ proptest! {
         let spec = spec(voices, bars, meter, row);
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let composition = runtime
-            .block_on(compose(&spec, seed, GateMode::Strict, &EmbeddedProposer, budget(), None))
+            .block_on(Composer::new(GateMode::Strict, budget()).compose(&spec, seed, &EmbeddedProposer))
             .expect("these specs plan");
         match &composition.outcome {
             Outcome::Released { artefact, .. } => {
-                let fresh = SerialGate::for_plan(composition.plan.clone(), GateMode::Strict);
+                let fresh = SerialGate::for_plan(&composition.plan, GateMode::Strict);
                 let report = fresh.judge_score(artefact);
                 prop_assert!(report.passed, "{:?}", report.violations);
                 let text = grammar::write(artefact).expect("released pieces are writable");
@@ -77,15 +76,15 @@ proptest! {
     ) {
         // A state with real accepted material: the first section of a composed piece.
         let spec = spec(voices, 8, (4, 4), 0);
-        let plan = Arc::new(Blueprint::new(&spec, seed).unwrap());
+        let plan = Blueprint::new(&spec, seed).unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let outcome = runtime.block_on(
-            cantus_twelve_tone::compose::engine(plan.clone(), GateMode::Strict).run(&plan, &EmbeddedProposer, seed),
+            cantus_twelve_tone::compose::engine(GateMode::Strict).run(&plan, &EmbeddedProposer, seed),
         );
         let Some(score) = (match &outcome { Outcome::Released { artefact, .. } => Some(artefact), Outcome::Failure { artefact, .. } => artefact.as_ref() }) else {
             return Ok(());
         };
-        let mut state = ToneState::new(plan.clone());
+        let mut state = ToneState::new(&plan);
         for (event, _) in cantus_twelve_tone::piece::tagged_events(score) {
             if event.onset < plan.sections[0].end {
                 state.insert(event);
@@ -100,8 +99,8 @@ proptest! {
             pitches: vec![48 + pcs[usize::from(position)]],
             tag: Tag { form, start: position, len: 1 },
         };
-        let ctx = CheckContext { domain: &TwelveTone, state: &state, section: &plan.sections[0], section_index: 0 };
-        let violation = Violation::hard("TT-COLLISION", Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
+        let ctx = CheckContext { domain: &TwelveTone, spec: &plan, state: &state, section: &plan.sections[0], section_index: 0 };
+        let violation = Violation::hard(cantus_twelve_tone::gate::Rule::Collision, Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
         let rungs: [&dyn RepairRung<TwelveTone>; 3] = [&Trim, &Yield, &Retime];
         for rung in rungs {
             if let RungAction::Candidate { event, amendments } = rung.repair(ctx, &candidate, std::slice::from_ref(&violation)) {

@@ -4,7 +4,7 @@
 
 use cantus_framework::{Entry, Outcome, Status};
 use cantus_twelve_tone::EmbeddedProposer;
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
 
@@ -15,14 +15,7 @@ fn run(seed: u64) -> Outcome<cantus_twelve_tone::TwelveTone> {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
-        .block_on(compose(
-            &spec,
-            seed,
-            GateMode::Strict,
-            &EmbeddedProposer,
-            budget(),
-            None,
-        ))
+        .block_on(Composer::new(GateMode::Strict, budget()).compose(&spec, seed, &EmbeddedProposer))
         .unwrap()
         .outcome
 }

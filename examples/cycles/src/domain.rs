@@ -1,6 +1,6 @@
 //! The domain's types and its lockstep bookkeeping.
 
-use cantus_framework::{Domain, NoAmendment, PlanError};
+use cantus_framework::{Assemble, Domain, NoAmendment, PlanError};
 use serde::Serialize;
 use std::fmt;
 
@@ -43,11 +43,11 @@ impl fmt::Display for Slot {
     }
 }
 
-/// Accepted symbols (`None` where one was dropped) and the cursor.
-#[derive(Clone, Debug)]
+/// Accepted symbols (`None` where one was dropped); the cursor is their count. The
+/// alphabet and window are the run's spec, which every predicate, rung and proposer
+/// is handed with the state.
+#[derive(Clone, Debug, Default)]
 pub struct CycleState {
-    pub alphabet: usize,
-    pub window: usize,
     pub placed: Vec<Option<char>>,
 }
 
@@ -58,14 +58,14 @@ impl CycleState {
     }
 
     /// Symbols already placed in the cycle of the cursor.
-    pub fn used_in_cycle(&self) -> impl Iterator<Item = char> + '_ {
-        let start = self.cursor() - self.cursor() % self.alphabet;
+    pub fn used_in_cycle(&self, spec: &CycleSpec) -> impl Iterator<Item = char> + '_ {
+        let start = self.cursor() - self.cursor() % spec.alphabet;
         self.placed[start..].iter().flatten().copied()
     }
 
     /// Symbols within the window before the cursor.
-    pub fn in_window(&self) -> impl Iterator<Item = char> + '_ {
-        let from = self.cursor().saturating_sub(self.window.saturating_sub(1));
+    pub fn in_window(&self, spec: &CycleSpec) -> impl Iterator<Item = char> + '_ {
+        let from = self.cursor().saturating_sub(spec.window.saturating_sub(1));
         self.placed[from..].iter().flatten().copied()
     }
 }
@@ -141,12 +141,8 @@ impl Domain for Cycles {
             .collect())
     }
 
-    fn initial_state(&self, spec: &CycleSpec) -> CycleState {
-        CycleState {
-            alphabet: spec.alphabet,
-            window: spec.window,
-            placed: Vec::new(),
-        }
+    fn initial_state(&self, _spec: &CycleSpec) -> CycleState {
+        CycleState::default()
     }
 
     fn accept(&self, state: &mut CycleState, _section: &Cycle, event: &Symbol) {
@@ -166,15 +162,6 @@ impl Domain for Cycles {
         }
     }
 
-    fn summarize(&self, state: &CycleState) -> String {
-        let s: String = state.placed.iter().map(|s| s.unwrap_or('_')).collect();
-        format!("placed so far: {s:?}; next position {}", state.cursor())
-    }
-
-    fn amend(&self, _state: &mut CycleState, amendment: &NoAmendment) -> NoAmendment {
-        match *amendment {}
-    }
-
     fn finish(&self, spec: &CycleSpec, state: CycleState) -> CyclesString {
         CyclesString {
             alphabet: spec.alphabet,
@@ -183,7 +170,9 @@ impl Domain for Cycles {
             symbols: state.placed,
         }
     }
+}
 
+impl Assemble for Cycles {
     fn assemble(&self, spec: &CycleSpec, events: Vec<Symbol>) -> CyclesString {
         let len = spec.alphabet * spec.cycles;
         let mut symbols = vec![None; len];

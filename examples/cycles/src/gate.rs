@@ -1,10 +1,10 @@
 //! The release gate of the cycles domain.
 //!
-//! It judges a [`CyclesString`] alone — the engine's, or one typed by hand — by
-//! replaying it through the domain's own predicates from an empty state, and adds
-//! the one rule only a finished string can break: every slot filled.
+//! It judges a [`CyclesString`] alone against its spec — the engine's, or one typed by
+//! hand — by replaying it through the domain's own predicates from an empty state, and
+//! adds the one rule only a finished string can break: every slot filled.
 
-use crate::domain::{Cycle, CycleState, Cycles, CyclesString, Slot, Symbol};
+use crate::domain::{Cycle, CycleSpec, CycleState, Cycles, CyclesString, Slot, Symbol};
 use cantus_framework::{CheckContext, GateReport, ReleaseGate, Violation};
 
 /// Replays the string through [`crate::verifier`] and checks completeness (`CY-COMPLETE`).
@@ -16,40 +16,38 @@ impl ReleaseGate<Cycles> for CycleGate {
         "cycles/strict".to_owned()
     }
 
-    fn judge(&self, artefact: &CyclesString) -> GateReport<Slot> {
+    fn judge(&self, spec: &CycleSpec, artefact: &CyclesString) -> GateReport<Slot> {
         let mut violations = Vec::new();
-        let expected = artefact.alphabet * artefact.cycles;
+        let expected = spec.alphabet * spec.cycles;
         if artefact.symbols.len() != expected {
             violations.push(Violation::hard(
-                "CY-COMPLETE",
+                crate::predicates::COMPLETE,
                 Slot {
-                    cycle: artefact.symbols.len() / artefact.alphabet.max(1) + 1,
-                    slot: artefact.symbols.len() % artefact.alphabet.max(1) + 1,
+                    cycle: artefact.symbols.len() / spec.alphabet.max(1) + 1,
+                    slot: artefact.symbols.len() % spec.alphabet.max(1) + 1,
                 },
                 format!(
                     "the string has {} positions; {} cycles of {} need {expected}",
                     artefact.symbols.len(),
-                    artefact.cycles,
-                    artefact.alphabet
+                    spec.cycles,
+                    spec.alphabet
                 ),
             ));
         }
         let verifier = crate::verifier();
         let mut state = CycleState {
-            alphabet: artefact.alphabet,
-            window: artefact.window,
             placed: Vec::with_capacity(artefact.symbols.len()),
         };
         for (position, symbol) in artefact.symbols.iter().enumerate() {
-            let index = position / artefact.alphabet.max(1);
+            let index = position / spec.alphabet.max(1);
             let section = Cycle {
                 index,
-                start: index * artefact.alphabet,
-                len: artefact.alphabet,
+                start: index * spec.alphabet,
+                len: spec.alphabet,
             };
             match symbol {
                 None => violations.push(Violation::hard(
-                    "CY-COMPLETE",
+                    crate::predicates::COMPLETE,
                     Slot {
                         cycle: index + 1,
                         slot: position - section.start + 1,
@@ -59,6 +57,7 @@ impl ReleaseGate<Cycles> for CycleGate {
                 Some(symbol) => {
                     let ctx = CheckContext {
                         domain: &Cycles,
+                        spec,
                         state: &state,
                         section: &section,
                         section_index: index,

@@ -1,7 +1,21 @@
 //! The rules of the cycles domain, one predicate each.
 
 use crate::domain::{Cycles, Symbol};
-use cantus_framework::{CheckContext, Domain, Predicate, Severity, Violation};
+use cantus_framework::{CheckContext, Domain, Predicate, RuleId, Severity, Violation};
+
+// The domain's rule ids, each written once.
+/// `CY-CURSOR`: a symbol fills exactly the position the cursor is at.
+pub const CURSOR: RuleId = RuleId::new("CY-CURSOR");
+/// `CY-ALPHABET`: every symbol belongs to the alphabet.
+pub const ALPHABET: RuleId = RuleId::new("CY-ALPHABET");
+/// `CY-CYCLE`: no symbol twice in one cycle.
+pub const CYCLE: RuleId = RuleId::new("CY-CYCLE");
+/// `CY-WINDOW`: no symbol within the window of its last occurrence.
+pub const WINDOW: RuleId = RuleId::new("CY-WINDOW");
+/// `CY-NEIGHBOUR`: (soft) no step to the next letter.
+pub const NEIGHBOUR: RuleId = RuleId::new("CY-NEIGHBOUR");
+/// `CY-COMPLETE`: every slot of every cycle filled (gate only).
+pub const COMPLETE: RuleId = RuleId::new("CY-COMPLETE");
 
 type Out = Vec<Violation<<Cycles as Domain>::Location>>;
 
@@ -13,8 +27,8 @@ fn here(ctx: &CheckContext<'_, Cycles>, e: &Symbol) -> crate::Slot {
 pub struct OnCursor;
 
 impl Predicate<Cycles> for OnCursor {
-    fn id(&self) -> &'static str {
-        "CY-CURSOR"
+    fn id(&self) -> RuleId {
+        CURSOR
     }
     fn description(&self) -> &'static str {
         "a symbol fills exactly the position the cursor is at"
@@ -38,14 +52,14 @@ impl Predicate<Cycles> for OnCursor {
 pub struct InAlphabet;
 
 impl Predicate<Cycles> for InAlphabet {
-    fn id(&self) -> &'static str {
-        "CY-ALPHABET"
+    fn id(&self) -> RuleId {
+        ALPHABET
     }
     fn description(&self) -> &'static str {
         "every symbol belongs to the alphabet"
     }
     fn check(&self, ctx: CheckContext<'_, Cycles>, e: &Symbol, out: &mut Out) {
-        let last = char::from(b'A' + ctx.state.alphabet as u8 - 1);
+        let last = char::from(b'A' + ctx.spec.alphabet as u8 - 1);
         if !('A'..=last).contains(&e.symbol) {
             out.push(Violation::hard(
                 self.id(),
@@ -60,14 +74,14 @@ impl Predicate<Cycles> for InAlphabet {
 pub struct NoRepeatInCycle;
 
 impl Predicate<Cycles> for NoRepeatInCycle {
-    fn id(&self) -> &'static str {
-        "CY-CYCLE"
+    fn id(&self) -> RuleId {
+        CYCLE
     }
     fn description(&self) -> &'static str {
         "each symbol appears at most once per cycle"
     }
     fn check(&self, ctx: CheckContext<'_, Cycles>, e: &Symbol, out: &mut Out) {
-        if ctx.state.used_in_cycle().any(|s| s == e.symbol) {
+        if ctx.state.used_in_cycle(ctx.spec).any(|s| s == e.symbol) {
             out.push(Violation::hard(
                 self.id(),
                 here(&ctx, e),
@@ -81,20 +95,20 @@ impl Predicate<Cycles> for NoRepeatInCycle {
 pub struct NoRepeatInWindow;
 
 impl Predicate<Cycles> for NoRepeatInWindow {
-    fn id(&self) -> &'static str {
-        "CY-WINDOW"
+    fn id(&self) -> RuleId {
+        WINDOW
     }
     fn description(&self) -> &'static str {
         "a symbol does not recur within the window"
     }
     fn check(&self, ctx: CheckContext<'_, Cycles>, e: &Symbol, out: &mut Out) {
-        if ctx.state.in_window().any(|s| s == e.symbol) {
+        if ctx.state.in_window(ctx.spec).any(|s| s == e.symbol) {
             out.push(Violation::hard(
                 self.id(),
                 here(&ctx, e),
                 format!(
                     "{:?} recurs within {} positions of its last occurrence",
-                    e.symbol, ctx.state.window
+                    e.symbol, ctx.spec.window
                 ),
             ));
         }
@@ -105,8 +119,8 @@ impl Predicate<Cycles> for NoRepeatInWindow {
 pub struct NoNeighbourStep;
 
 impl Predicate<Cycles> for NoNeighbourStep {
-    fn id(&self) -> &'static str {
-        "CY-NEIGHBOUR"
+    fn id(&self) -> RuleId {
+        NEIGHBOUR
     }
     fn description(&self) -> &'static str {
         "prefer not to step to the next letter (soft)"

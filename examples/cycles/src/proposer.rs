@@ -1,6 +1,6 @@
 //! A seeded proposer that makes mistakes on purpose, so the ladder has work.
 
-use crate::domain::{CycleState, Cycles, Symbol};
+use crate::domain::{CycleSpec, Cycles, Symbol};
 use cantus_framework::{
     Domain, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
 };
@@ -55,7 +55,7 @@ impl SloppyProposer {
     fn fill(
         &self,
         rng: &mut fastrand::Rng,
-        state: &CycleState,
+        spec: &CycleSpec,
         start: usize,
         mut free: Vec<char>,
         p: f64,
@@ -69,7 +69,7 @@ impl SloppyProposer {
                 symbol,
             })
             .collect();
-        self.spoil(rng, state.alphabet, p, &mut events);
+        self.spoil(rng, spec.alphabet, p, &mut events);
         events
     }
 }
@@ -90,29 +90,39 @@ impl Proposer<Cycles> for SloppyProposer {
         let unused: Vec<char> = all
             .iter()
             .copied()
-            .filter(|s| !state.used_in_cycle().any(|u| u == *s))
+            .filter(|s| !state.used_in_cycle(req.spec).any(|u| u == *s))
             .collect();
         let events = match req.kind {
             RequestKind::Section => {
                 let section = req.section().ok_or(ProposerError::BadOutput(
                     "section request without a section".into(),
                 ))?;
-                self.fill(&mut rng, state, section.start, all, self.mistakes)
+                self.fill(&mut rng, req.spec, section.start, all, self.mistakes)
             }
             RequestKind::Patch { .. } => {
-                let mut e = self.fill(&mut rng, state, state.cursor(), unused, self.mistakes / 2.0);
+                let mut e = self.fill(
+                    &mut rng,
+                    req.spec,
+                    state.cursor(),
+                    unused,
+                    self.mistakes / 2.0,
+                );
                 e.truncate(1);
                 e
             }
-            RequestKind::Rewrite { .. } => {
-                self.fill(&mut rng, state, state.cursor(), unused, self.mistakes / 2.0)
-            }
+            RequestKind::Rewrite { .. } => self.fill(
+                &mut rng,
+                req.spec,
+                state.cursor(),
+                unused,
+                self.mistakes / 2.0,
+            ),
             RequestKind::Whole => {
                 // Learns from feedback: fewer mistakes each round.
                 let p = self.mistakes / f64::from(1 + req.attempt);
                 let mut events = Vec::new();
                 for section in req.plan {
-                    events.extend(self.fill(&mut rng, state, section.start, all.clone(), p));
+                    events.extend(self.fill(&mut rng, req.spec, section.start, all.clone(), p));
                 }
                 events
             }

@@ -14,7 +14,7 @@ impl RepairRung<Cycles> for Retag {
         "retag"
     }
     fn repair(&self, ctx: CheckContext<'_, Cycles>, c: &Symbol, vs: &Vs) -> RungAction<Cycles> {
-        if !vs.iter().any(|v| v.predicate == "CY-CURSOR") {
+        if !vs.iter().any(|v| v.predicate == crate::predicates::CURSOR) {
             return RungAction::give_up("the position tag is right");
         }
         RungAction::candidate(Symbol {
@@ -34,12 +34,15 @@ impl RepairRung<Cycles> for Substitute {
         "substitute"
     }
     fn repair(&self, ctx: CheckContext<'_, Cycles>, c: &Symbol, vs: &Vs) -> RungAction<Cycles> {
-        if !vs.iter().any(|v| v.predicate == "CY-ALPHABET") {
+        if !vs
+            .iter()
+            .any(|v| v.predicate == crate::predicates::ALPHABET)
+        {
             return RungAction::give_up("the symbol belongs to the alphabet");
         }
-        let state = ctx.state;
-        let free = (b'A'..).take(state.alphabet).map(char::from).find(|&s| {
-            !state.used_in_cycle().any(|u| u == s) && !state.in_window().any(|u| u == s)
+        let (spec, state) = (ctx.spec, ctx.state);
+        let free = spec.symbols().find(|&s| {
+            !state.used_in_cycle(spec).any(|u| u == s) && !state.in_window(spec).any(|u| u == s)
         });
         match free {
             Some(symbol) if symbol != c.symbol => RungAction::candidate(Symbol {

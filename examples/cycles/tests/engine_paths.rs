@@ -1,7 +1,7 @@
 //! The engine's paths on the cycles domain: repair, drop, replan, budgets, revise.
 
 use cantus_example_cycles::*;
-use cantus_framework::{Budget, Entry, Outcome, ReleaseGate, Status};
+use cantus_framework::{Budget, Entry, Outcome, ReleaseGate, Revise, SectionOutcome, Status};
 use std::time::Duration;
 
 fn spec(cycles: usize) -> CycleSpec {
@@ -41,7 +41,7 @@ async fn a_trace_with_a_repair_a_drop_and_a_replan() {
     let replanned = trace
         .entries
         .iter()
-        .any(|e| matches!(e, Entry::Section(s) if s.outcome == "replanned" && s.dropped > 0));
+        .any(|e| matches!(e, Entry::Section(s) if s.outcome == SectionOutcome::Replanned && s.dropped > 0));
     assert!(replanned, "the section with the drop was replanned");
     assert_eq!(trace.totals.replans, 1);
     // The replan's request carried the reason for the drop.
@@ -58,7 +58,7 @@ async fn a_trace_with_a_repair_a_drop_and_a_replan() {
         "{:?}",
         kept.feedback
     );
-    assert!(CycleGate.judge(artefact).passed);
+    assert!(CycleGate.judge(&spec(2), artefact).passed);
     insta::assert_json_snapshot!("cycles_trace_seed10", trace_values(&outcome));
 }
 
@@ -133,7 +133,7 @@ async fn a_dropped_symbol_still_advances_the_cursor() {
     assert!(
         diagnostics
             .iter()
-            .any(|d| d.predicate.as_deref() == Some("CY-COMPLETE"))
+            .any(|d| d.predicate.is_some_and(|p| p == "CY-COMPLETE"))
     );
 }
 
@@ -163,7 +163,7 @@ async fn the_gate_fails_explicitly_when_budgets_run_out() {
             assert!(
                 diagnostics
                     .iter()
-                    .any(|d| d.predicate.as_deref() == Some("CY-COMPLETE"))
+                    .any(|d| d.predicate.is_some_and(|p| p == "CY-COMPLETE"))
             );
         }
     }
@@ -255,11 +255,18 @@ async fn the_revise_loop_keeps_the_best_round_and_stops_on_convergence() {
                 } else {
                     vec![]
                 },
+                ..Default::default()
             }
         }
     }
     let outcome = engine()
-        .revise(&spec(3), &SloppyProposer { mistakes: 0.5 }, &Holes, 7, 6)
+        .revise_whole(
+            &spec(3),
+            &SloppyProposer { mistakes: 0.5 },
+            &Holes,
+            7,
+            Revise::gate_only(6),
+        )
         .await;
     let rounds: Vec<_> = outcome
         .trace()

@@ -25,7 +25,7 @@ proptest! {
         let spec = CycleSpec { alphabet, window: alphabet.saturating_sub(window_less).max(1), cycles };
         match run(&spec, mistakes, seed) {
             Outcome::Released { artefact, trace } => {
-                let report = CycleGate.judge(&artefact);
+                let report = CycleGate.judge(&spec, &artefact);
                 prop_assert!(report.passed, "released but the gate says {:?}", report.violations);
                 prop_assert!(trace.gate.as_ref().is_some_and(|g| g.passed));
                 prop_assert!(artefact.symbols.iter().all(Option::is_some));
@@ -46,12 +46,17 @@ fn the_gate_judges_a_hand_written_string_alone() {
         cycles: 2,
         symbols: "ABCABC".chars().map(Some).collect(),
     };
-    assert!(CycleGate.judge(&ok).passed);
+    let spec = CycleSpec {
+        alphabet: 3,
+        window: 2,
+        cycles: 2,
+    };
+    assert!(CycleGate.judge(&spec, &ok).passed);
     let bad = CyclesString {
         symbols: "ABCCAB".chars().map(Some).collect(),
         ..ok.clone()
     };
-    let report = CycleGate.judge(&bad);
+    let report = CycleGate.judge(&spec, &bad);
     assert!(!report.passed);
     let ids: Vec<_> = report
         .hard()
@@ -63,7 +68,7 @@ fn the_gate_judges_a_hand_written_string_alone() {
         cycles: 1,
         ..ok
     };
-    let report = CycleGate.judge(&short);
+    let report = CycleGate.judge(&CycleSpec { cycles: 1, ..spec }, &short);
     let ids: Vec<_> = report.hard().map(|v| v.predicate.as_str()).collect();
     assert_eq!(ids, vec!["CY-COMPLETE"]);
 }

@@ -36,7 +36,8 @@ impl Proposer<Cycles> for Flaky {
         if matches!(request.kind, RequestKind::Section) {
             let n = self.seen.fetch_add(1, Ordering::SeqCst);
             if n == self.failures {
-                *self.feedback_after_failure.lock().unwrap() = request.feedback.to_vec();
+                *self.feedback_after_failure.lock().unwrap() =
+                    request.feedback.iter().map(ToString::to_string).collect();
             }
             if n < self.failures {
                 return Err(ProposerError::Unavailable("HTTP 503: try later".into()));

@@ -5,7 +5,7 @@
 use cantus_example_cycles::*;
 use cantus_framework::{
     Assessment, Entry, Measure, Outcome, Proposal, ProposalRequest, Proposer, ProposerError,
-    RequestKind, Revise, async_trait,
+    RequestKind, Revise, RunMode, async_trait,
 };
 use std::sync::Mutex;
 
@@ -36,6 +36,7 @@ impl Measure<Cycles> for NotStartingWith {
             } else {
                 vec![]
             },
+            ..Default::default()
         }
     }
 }
@@ -52,6 +53,7 @@ impl Measure<Cycles> for Never {
             score: 1.0,
             converged: false,
             feedback: vec!["always more to do".into()],
+            ..Default::default()
         }
     }
 }
@@ -69,7 +71,10 @@ impl Proposer<Cycles> for Recording {
         request: ProposalRequest<'_, Cycles>,
     ) -> Result<Proposal<<Cycles as cantus_framework::Domain>::Event>, ProposerError> {
         if matches!(request.kind, RequestKind::Section) {
-            self.0.lock().unwrap().push(request.feedback.to_vec());
+            self.0
+                .lock()
+                .unwrap()
+                .push(request.feedback.iter().map(ToString::to_string).collect());
         }
         SLOPPY.propose(request).await
     }
@@ -99,12 +104,12 @@ async fn harness_rounds_are_reseeded_fed_back_and_stop_when_the_measure_is_met()
     let usual = first.symbols[0];
     let recording = Recording(Mutex::new(Vec::new()));
     let outcome = engine()
-        .revise_with(
+        .revise_harness(
             &spec(),
             &recording,
             &NotStartingWith(usual),
             seed,
-            Revise::harness(6),
+            Revise::measured(6),
         )
         .await;
     let rounds = rounds(&outcome);
@@ -124,7 +129,7 @@ async fn harness_rounds_are_reseeded_fed_back_and_stop_when_the_measure_is_met()
         artefact.symbols[0], usual,
         "the released string meets the measure"
     );
-    assert_eq!(trace.header.mode, "revise-harness");
+    assert_eq!(trace.header.mode, RunMode::ReviseHarness);
     let seen = recording.0.lock().unwrap();
     assert!(
         seen[0].is_empty(),
@@ -140,7 +145,7 @@ async fn harness_rounds_are_reseeded_fed_back_and_stop_when_the_measure_is_met()
 #[tokio::test]
 async fn an_artefact_the_measure_never_accepted_is_not_released() {
     let outcome = engine()
-        .revise_with(&spec(), &SLOPPY, &Never, 3, Revise::harness(3))
+        .revise_harness(&spec(), &SLOPPY, &Never, 3, Revise::measured(3))
         .await;
     let Outcome::Failure {
         diagnostics,
@@ -169,11 +174,11 @@ async fn an_artefact_the_measure_never_accepted_is_not_released() {
     // Without require_measure the same best round is released: the gate passed.
     let lenient = Revise {
         require_measure: false,
-        ..Revise::harness(3)
+        ..Revise::measured(3)
     };
     assert!(
         engine()
-            .revise_with(&spec(), &SLOPPY, &Never, 3, lenient)
+            .revise_harness(&spec(), &SLOPPY, &Never, 3, lenient)
             .await
             .is_released()
     );

@@ -6,33 +6,33 @@
 //! and all kept amendments are undone when the candidate is finally dropped; a
 //! dropped candidate still moves the domain's cursors (`Domain::skip`).
 
-use super::{Engine, RunCtx, verify};
-use crate::domain::Domain;
+use super::run::{Ask, Run};
+use crate::domain::{Amend, Domain};
 use crate::predicate::Violation;
-use crate::proposer::RequestKind;
+use crate::proposer::{Feedback, RequestKind};
 use crate::repair::{PatchScope, RungAction};
-use crate::trace::{Certificate, Entry, SectionRecord, Status, Step};
+use crate::trace::{Certificate, Entry, SectionOutcome, SectionRecord, Status, Step, StepAction};
 use std::collections::VecDeque;
 
 type Cert<D> = Certificate<<D as Domain>::Event, <D as Domain>::Location, <D as Domain>::Amendment>;
 type StepOf<D> = Step<<D as Domain>::Event, <D as Domain>::Location, <D as Domain>::Amendment>;
 
+/// Events waiting to be settled, each with the call that proposed it.
+type Pending<E> = VecDeque<(E, u64)>;
+
 /// At most this many dropped events are described in replan feedback.
 const FEEDBACK_LINES: usize = 12;
 
 /// One attempt at filling one section.
-pub(super) struct SectionFill<'a, 'e, D: Domain> {
-    engine: &'a Engine<D>,
-    run: &'a mut RunCtx<'e, D>,
-    spec: &'a D::Spec,
-    plan: &'a [D::Section],
+pub(super) struct SectionFill<'f, 'r, D: Domain> {
+    run: &'f mut Run<'r, D>,
     index: usize,
     replan: u32,
     pub(super) proposed: usize,
     accepted: usize,
     repaired: usize,
     pub(super) dropped: usize,
-    problems: Vec<String>,
+    problems: Vec<Feedback<D::Location>>,
 }
 
 /// How a ladder climb ended for one candidate.
@@ -42,20 +42,24 @@ enum Settled<E> {
     Dropped,
 }
 
-impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
-    pub(super) fn new(
-        engine: &'a Engine<D>,
-        run: &'a mut RunCtx<'e, D>,
-        spec: &'a D::Spec,
-        plan: &'a [D::Section],
-        index: usize,
-        replan: u32,
-    ) -> Self {
+/// What the proposer answered a rung that asked it: the new candidate and, for a
+/// segment rewrite, the events replacing the pending ones.
+struct Answer<E> {
+    call: u64,
+    event: E,
+    rest: Option<Vec<(E, u64)>>,
+}
+
+/// Why asking the proposer gave no candidate, and the call that was made, if any.
+struct Unanswered {
+    call: Option<u64>,
+    reason: String,
+}
+
+impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
+    pub(super) fn new(run: &'f mut Run<'r, D>, index: usize, replan: u32) -> Self {
         SectionFill {
-            engine,
             run,
-            spec,
-            plan,
             index,
             replan,
             proposed: 0,
@@ -66,15 +70,19 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
         }
     }
 
-    fn section(&self) -> &'a D::Section {
-        &self.plan[self.index]
+    fn section(&self) -> &'r D::Section {
+        &self.run.plan[self.index]
     }
 
     /// Settles every proposed event in order (a segment rewrite may replace the
     /// events still pending).
-    pub(super) async fn run(&mut self, state: &mut D::State, events: Vec<D::Event>, call: u64) {
-        let mut pending: VecDeque<(D::Event, u64)> =
-            events.into_iter().map(|e| (e, call)).collect();
+    pub(super) async fn settle_all(
+        &mut self,
+        state: &mut D::State,
+        events: Vec<D::Event>,
+        call: u64,
+    ) {
+        let mut pending: Pending<D::Event> = events.into_iter().map(|e| (e, call)).collect();
         while let Some((candidate, call)) = pending.pop_front() {
             let position = self.proposed;
             self.proposed += 1;
@@ -92,11 +100,11 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
         candidate: D::Event,
         call: u64,
         position: usize,
-        pending: &mut VecDeque<(D::Event, u64)>,
+        pending: &mut Pending<D::Event>,
     ) -> Cert<D> {
-        let domain = &self.engine.domain;
+        let domain = &self.run.engine.domain;
         let location = domain.locate(self.section(), &candidate);
-        let verdict = verify(self.engine, state, self.plan, self.index, &candidate);
+        let verdict = self.run.verify(state, self.index, &candidate);
         let mut cert = Certificate {
             section: self.index,
             replan: self.replan,
@@ -146,17 +154,15 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                 self.run.totals.dropped += 1;
                 cert.status = Status::Dropped;
                 if self.problems.len() < FEEDBACK_LINES {
-                    let reasons: Vec<String> = cert
-                        .verdict
-                        .iter()
-                        .filter(|v| v.is_hard())
-                        .map(|v| format!("[{}] {}", v.predicate, v.reason))
-                        .collect();
-                    self.problems.push(format!(
-                        "dropped at {}: {}",
-                        cert.location,
-                        reasons.join("; ")
-                    ));
+                    self.problems.push(Feedback::DroppedEvent {
+                        location: cert.location.clone(),
+                        broke: cert
+                            .verdict
+                            .iter()
+                            .filter(|v| v.is_hard())
+                            .map(|v| (v.predicate, v.reason.clone()))
+                            .collect(),
+                    });
                 }
             }
         }
@@ -170,28 +176,22 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
         state: &mut D::State,
         candidate: D::Event,
         violations: Vec<Violation<D::Location>>,
-        pending: &mut VecDeque<(D::Event, u64)>,
+        pending: &mut Pending<D::Event>,
         steps: &mut Vec<StepOf<D>>,
     ) -> Settled<D::Event> {
-        let engine = self.engine;
-        let domain = &engine.domain;
+        let engine = self.run.engine;
         let mut current = candidate;
         let mut violations = violations;
         let mut undo: Vec<D::Amendment> = Vec::new();
         for pass in 1..=engine.budget.attempts_per_event {
             for rung in engine.ladder.rungs() {
                 let name = rung.name().to_owned();
-                let ctx = crate::predicate::CheckContext {
-                    domain,
-                    state,
-                    section: self.section(),
-                    section_index: self.index,
-                };
-                let action = rung.repair(ctx, &current, &violations);
+                let action =
+                    rung.repair(self.run.context(state, self.index), &current, &violations);
                 let mut step = Step {
                     pass,
                     rung: name.clone(),
-                    action: "give-up",
+                    action: StepAction::GiveUp,
                     call: None,
                     before: current.clone(),
                     after: None,
@@ -207,22 +207,22 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                         continue;
                     }
                     RungAction::Candidate { event, amendments } => {
-                        step.action = "candidate";
+                        step.action = StepAction::Candidate;
                         (event, amendments, None)
                     }
                     RungAction::AskProposer(scope) => {
-                        step.action = "ask-proposer";
+                        step.action = StepAction::AskProposer;
                         match self
                             .ask(state, &current, &violations, scope, pass, pending)
                             .await
                         {
-                            Ok((call, event, rest)) => {
-                                step.call = Some(call);
-                                (event, Vec::new(), rest)
+                            Ok(answer) => {
+                                step.call = Some(answer.call);
+                                (answer.event, Vec::new(), answer.rest)
                             }
-                            Err((call, reason)) => {
-                                step.call = call;
-                                step.reason = Some(reason);
+                            Err(unanswered) => {
+                                step.call = unanswered.call;
+                                step.reason = Some(unanswered.reason);
                                 steps.push(step);
                                 continue;
                             }
@@ -230,8 +230,8 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                     }
                 };
                 let inverses: Vec<D::Amendment> =
-                    amendments.iter().map(|a| domain.amend(state, a)).collect();
-                let verdict = verify(engine, state, self.plan, self.index, &event);
+                    amendments.iter().map(|a| a.apply(state)).collect();
+                let verdict = self.run.verify(state, self.index, &event);
                 let hard_before = violations.iter().filter(|v| v.is_hard()).count();
                 let clean = verdict.is_acceptable();
                 // A segment rewrite is all or nothing: kept only when its first event is clean.
@@ -254,21 +254,19 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
                     violations = verdict.violations;
                 } else {
                     for inv in inverses.iter().rev() {
-                        domain.amend(state, inv);
+                        inv.apply(state);
                     }
                 }
             }
         }
         for inv in undo.iter().rev() {
-            domain.amend(state, inv);
+            inv.apply(state);
         }
-        domain.skip(state, self.section(), &current);
+        engine.domain.skip(state, self.section(), &current);
         Settled::Dropped
     }
 
-    /// Asks the proposer for a patch or a segment rewrite. Returns the call number,
-    /// the new candidate and, for a rewrite, the events that replace the pending ones.
-    #[allow(clippy::type_complexity)]
+    /// Asks the proposer for a patch or a segment rewrite of `current`.
     async fn ask(
         &mut self,
         state: &D::State,
@@ -276,8 +274,8 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
         violations: &[Violation<D::Location>],
         scope: PatchScope,
         pass: u32,
-        pending: &VecDeque<(D::Event, u64)>,
-    ) -> Result<(u64, D::Event, Option<Vec<(D::Event, u64)>>), (Option<u64>, String)> {
+        pending: &Pending<D::Event>,
+    ) -> Result<Answer<D::Event>, Unanswered> {
         let pending_events: Vec<D::Event> = match scope {
             PatchScope::Segment => pending.iter().map(|(e, _)| e.clone()).collect(),
             PatchScope::Event => Vec::new(),
@@ -295,44 +293,52 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
         };
         let called = self
             .run
-            .call(
-                &self.engine.domain,
+            .call(Ask {
                 kind,
-                self.spec,
-                self.plan,
-                Some(self.index),
+                section: Some(self.index),
                 state,
-                &[],
-                pass,
-            )
+                feedback: &[],
+                attempt: pass,
+            })
             .await
-            .map_err(|d| (None, d.reason))?;
+            .map_err(|d| Unanswered {
+                call: None,
+                reason: d.reason,
+            })?;
         let call = called.call;
         let mut events = called.events.into_iter();
-        let Some(first) = events.next() else {
-            return Err((Some(call), "the proposer returned no events".to_owned()));
+        let Some(event) = events.next() else {
+            return Err(Unanswered {
+                call: Some(call),
+                reason: "the proposer returned no events".to_owned(),
+            });
         };
         let rest = match scope {
             PatchScope::Segment => Some(events.map(|e| (e, call)).collect()),
             PatchScope::Event => None,
         };
-        Ok((call, first, rest))
+        Ok(Answer { call, event, rest })
     }
 
     /// What went wrong in this attempt, for the proposer's next try.
-    pub(super) fn feedback(&self) -> Vec<String> {
-        let mut lines = vec![format!(
-            "{} of {} proposed events were dropped in section {}",
-            self.dropped,
-            self.proposed,
-            self.index + 1
-        )];
+    pub(super) fn feedback(&self) -> Vec<Feedback<D::Location>> {
+        let mut lines = vec![Feedback::Dropped {
+            section: self.index,
+            dropped: self.dropped,
+            proposed: self.proposed,
+        }];
         lines.extend(self.problems.iter().cloned());
         lines
     }
 
     /// Records this attempt in the trace.
-    pub(super) fn record(self, call: u64, feedback: &[String], replanned: bool) {
+    pub(super) fn record(
+        self,
+        call: u64,
+        feedback: &[Feedback<D::Location>],
+        replanned: bool,
+        drop_note: Option<String>,
+    ) {
         self.run.entries.push(Entry::Section(SectionRecord {
             section: self.index,
             replan: self.replan,
@@ -341,8 +347,13 @@ impl<'a, 'e, D: Domain> SectionFill<'a, 'e, D> {
             accepted: self.accepted,
             repaired: self.repaired,
             dropped: self.dropped,
-            outcome: if replanned { "replanned" } else { "kept" },
-            feedback: feedback.to_vec(),
+            outcome: if replanned {
+                SectionOutcome::Replanned
+            } else {
+                SectionOutcome::Kept
+            },
+            feedback: feedback.iter().map(ToString::to_string).collect(),
+            drop_note,
         }));
     }
 }

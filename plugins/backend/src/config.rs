@@ -1,24 +1,24 @@
-//! `cantus.toml`: which model backend to use and how, the harness budgets, the gate mode.
+//! The model sections of `cantus.toml`: which backend to use and how (`[backend]`),
+//! and which plugins to load (`[[plugins]]`).
 //!
 //! A user switches backend by editing this file only. Keys are never stored here:
 //! `api_key_env` names an environment variable, read when the backend is built.
 //! Unknown keys are errors naming the key and its line (serde's `deny_unknown_fields`
 //! with toml's spans), because a misspelt `temprature` silently ignored is worse than
-//! a refusal.
+//! a refusal. The program's own sections (`[harness]`, `[gate]`) belong to the
+//! program, which reads the whole file with [`TomlSource`] and hands the model
+//! sections here as a [`Config`].
 
+pub use crate::validate::TomlSource;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// The whole file.
+/// The model sections of a config file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
     pub backend: BackendConfig,
-    #[serde(default)]
-    pub harness: HarnessConfig,
-    #[serde(default)]
-    pub gate: GateConfig,
     /// Extra plugins to load and list (`[[plugins]]`), beyond the one `[backend]` may name.
     #[serde(default)]
     pub plugins: Vec<PluginConfig>,
@@ -95,62 +95,6 @@ impl Default for BackendConfig {
     }
 }
 
-/// `[harness]`: budgets of the propose–verify–repair loop and how the model is asked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HarnessConfig {
-    #[serde(default)]
-    pub attempts_per_event: Option<u32>,
-    #[serde(default)]
-    pub replans_per_section: Option<u32>,
-    #[serde(default)]
-    pub max_proposer_calls: Option<u64>,
-    /// Wall-clock limit of a run, in seconds.
-    #[serde(default)]
-    pub deadline_s: Option<f64>,
-    /// Send a decoding constraint generated from the domain, where the backend supports one.
-    #[serde(default)]
-    pub constrained: bool,
-    /// With `constrained`: send a JSON schema (`response_format`) instead of a GBNF
-    /// grammar, for servers that take no grammar.
-    #[serde(default)]
-    pub json_schema: bool,
-    /// Unreadable replies asked again, per request.
-    #[serde(default = "defaults::reasks")]
-    pub reasks: u32,
-}
-
-impl Default for HarnessConfig {
-    fn default() -> Self {
-        HarnessConfig {
-            attempts_per_event: None,
-            replans_per_section: None,
-            max_proposer_calls: None,
-            deadline_s: None,
-            constrained: false,
-            json_schema: false,
-            reasks: defaults::reasks(),
-        }
-    }
-}
-
-/// `[gate]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GateConfig {
-    /// `strict` (default) or `relaxed`.
-    #[serde(default = "defaults::gate_mode")]
-    pub mode: String,
-}
-
-impl Default for GateConfig {
-    fn default() -> Self {
-        GateConfig {
-            mode: defaults::gate_mode(),
-        }
-    }
-}
-
 /// `[[plugins]]`: a plugin to load (and list in `cantus plugins`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -179,12 +123,6 @@ mod defaults {
     pub fn concurrency() -> u32 {
         1
     }
-    pub fn reasks() -> u32 {
-        2
-    }
-    pub fn gate_mode() -> String {
-        "strict".into()
-    }
 }
 
 /// A config file that could not be used; the message names the file, and for TOML
@@ -194,22 +132,30 @@ mod defaults {
 pub struct ConfigError(pub String);
 
 impl Config {
-    /// Parses and validates `text`, naming `origin` (a path) in errors: `origin:line:column:`
-    /// then the problem and the key (an unknown key, a zero timeout, an unknown gate mode,
-    /// a `base_url` that is not an http(s) URL, an `api_key_env` that is not a variable name).
+    /// Parses and validates a file holding only the model sections, naming `origin` (a
+    /// path) in errors: `origin:line:column:` then the problem and the key (an unknown
+    /// key, a zero timeout, a `base_url` that is not an http(s) URL, an `api_key_env`
+    /// that is not a variable name).
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, ConfigError> {
-        let config = toml::from_str::<Config>(text)
-            .map_err(|e| crate::validate::parse_error(&e, text, origin))?;
-        crate::validate::check(&config, text, origin)?;
+        let source = TomlSource::new(text, origin);
+        let config: Config = source.parse()?;
+        config.backend.check(&source)?;
         Ok(config)
     }
 
     /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        let text = TomlSource::read(path)?;
         let mut config = Config::from_toml_str(&text, &path.display().to_string())?;
         config.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(config)
+    }
+}
+
+impl BackendConfig {
+    /// Checks every value, naming the key and its place in `source` (see
+    /// [`Config::from_toml_str`]); the first problem found.
+    pub fn check(&self, source: &TomlSource<'_>) -> Result<(), ConfigError> {
+        crate::validate::check_backend(self, source)
     }
 }

@@ -37,14 +37,15 @@ pub mod openai;
 pub mod registry;
 pub mod retry;
 pub mod secret;
-mod validate;
+pub mod validate;
 pub mod wire;
 
 pub use anthropic::AnthropicBackend;
 pub use cassette::Cassette;
-pub use config::{BackendConfig, Config, ConfigError, GateConfig, HarnessConfig, PluginConfig};
+pub use config::{BackendConfig, Config, ConfigError, PluginConfig, TomlSource};
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use registry::{BackendFactory, build, factories, infos};
 pub use secret::{ApiKey, leaks, scrub};
+pub use validate::limits;
 pub use wire::HttpBackend;

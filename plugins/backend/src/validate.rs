@@ -1,94 +1,174 @@
-//! Values a `cantus.toml` may parse but not use: a zero timeout, an unknown gate mode,
-//! a base URL that is not one. Each error names the file, the key's line and column,
-//! and the key, like the parser's own errors do.
+//! Reading `cantus.toml` with errors that say where: [`TomlSource`] parses a file's
+//! text into any serde type and turns a parse error or an unusable value into
+//! `origin:line:column: problem`, with the line quoted and the key underlined (rustc
+//! style); and the checks of `[backend]`'s values — a zero timeout, a base URL that is
+//! not one, a number past its documented bound.
+//!
+//! Every duration and count has an upper bound, so no value can make a run wait for
+//! ever, retry without end or overflow a `Duration`: see [`limits`].
 
-use crate::config::{Config, ConfigError};
+use crate::config::{BackendConfig, ConfigError};
+use serde::de::DeserializeOwned;
+use std::path::Path;
 
-/// Checks every value of `config`, parsed from `text`; the first problem found.
-pub(crate) fn check(config: &Config, text: &str, origin: &str) -> Result<(), ConfigError> {
-    let fail = |path: &[&str], problem: String| {
+/// The documented upper bounds of `[backend]`'s durations and counts.
+pub mod limits {
+    /// Longest `connect_timeout_s`: one hour.
+    pub const CONNECT_TIMEOUT_S: f64 = 3_600.0;
+    /// Longest `timeout_s` (one attempt): one day.
+    pub const TIMEOUT_S: f64 = 86_400.0;
+    /// Longest `backoff_s`: one hour.
+    pub const BACKOFF_S: f64 = 3_600.0;
+    /// Most `retries`.
+    pub const RETRIES: u32 = 20;
+    /// Most `concurrency`.
+    pub const CONCURRENCY: u32 = 1_024;
+    /// Most `max_tokens`.
+    pub const MAX_TOKENS: u32 = 1_000_000;
+    /// Largest `temperature`.
+    pub const TEMPERATURE: f64 = 10.0;
+}
+
+/// The text of a config file and its name (a path), for located errors.
+#[derive(Clone, Copy, Debug)]
+pub struct TomlSource<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl<'a> TomlSource<'a> {
+    /// `text`, read from `origin`.
+    pub fn new(text: &'a str, origin: &'a str) -> Self {
+        TomlSource { text, origin }
+    }
+
+    /// The file at `path` as text; an error names the file (and, for bytes that are
+    /// not UTF-8, the line and byte offset).
+    pub fn read(path: &Path) -> Result<String, ConfigError> {
+        let bytes =
+            std::fs::read(path).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            ConfigError(format!(
+                "{}:{line}: invalid UTF-8 at byte {at}: a config file must be UTF-8 text",
+                path.display()
+            ))
+        })
+    }
+
+    /// The text parsed as `T`, or a located error.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        toml::from_str::<T>(self.text).map_err(|e| parse_error(&e, self.text, self.origin))
+    }
+
+    /// The error "`path` problem" at the key `path` names (its line and column, when it
+    /// is written in the file).
+    pub fn error_at(&self, path: &[&str], problem: impl std::fmt::Display) -> ConfigError {
         let message = format!("`{}` {problem}", path.join("."));
-        Err(ConfigError(match key_span(text, path) {
-            Some(span) => located(origin, text, span, &message),
-            None => format!("{origin}: {message}"),
-        }))
-    };
-    let b = &config.backend;
+        ConfigError(match key_span(self.text, path) {
+            Some(span) => located(self.origin, self.text, span, &message),
+            None => format!("{}: {message}", self.origin),
+        })
+    }
+
+    /// `Ok` if `value` is a finite number of seconds in `low..=high` (`low` itself
+    /// allowed only when `zero_ok`), else the error at `path` saying so.
+    pub fn seconds(
+        &self,
+        path: &[&str],
+        value: f64,
+        zero_ok: bool,
+        high: f64,
+    ) -> Result<(), ConfigError> {
+        let low_ok = if zero_ok { value >= 0.0 } else { value > 0.0 };
+        if value.is_finite() && low_ok && value <= high {
+            return Ok(());
+        }
+        let kind = if zero_ok {
+            "0 or more"
+        } else {
+            "a positive number of"
+        };
+        Err(self.error_at(
+            path,
+            format!("must be {kind} seconds, at most {high}, not {value}"),
+        ))
+    }
+
+    /// `Ok` if `value` is in `low..=high`, else the error at `path` saying so.
+    pub fn count(&self, path: &[&str], value: u64, low: u64, high: u64) -> Result<(), ConfigError> {
+        if (low..=high).contains(&value) {
+            return Ok(());
+        }
+        Err(self.error_at(path, format!("must be from {low} to {high}, not {value}")))
+    }
+
+    /// The name of the file.
+    pub fn origin(&self) -> &'a str {
+        self.origin
+    }
+}
+
+/// Checks every value of `[backend]`; the first problem found.
+pub(crate) fn check_backend(b: &BackendConfig, source: &TomlSource<'_>) -> Result<(), ConfigError> {
+    fn at(key: &str) -> [&str; 2] {
+        ["backend", key]
+    }
     if b.kind.trim().is_empty() {
-        return fail(
-            &["backend", "kind"],
-            "must name a backend kind (e.g. `openai`)".into(),
-        );
+        return Err(source.error_at(&at("kind"), "must name a backend kind (e.g. `openai`)"));
     }
     if let Some(url) = &b.base_url
         && let Err(e) = crate::wire::parse_base_url(url)
     {
-        return fail(&["backend", "base_url"], problem_of(e));
+        return Err(source.error_at(&at("base_url"), problem_of(e)));
     }
     if let Some(var) = &b.api_key_env
         && !is_variable_name(var)
     {
         // Never quote the line: its value may be a key pasted by mistake.
-        let at = key_span(text, &["backend", "api_key_env"])
-            .map(|span| line_column(text, span.start))
+        let place = key_span(source.text, &at("api_key_env"))
+            .map(|span| line_column(source.text, span.start))
             .map(|(line, column)| format!(":{line}:{column}"))
             .unwrap_or_default();
         return Err(ConfigError(format!(
-            "{origin}{at}: `backend.api_key_env` must be the *name* of an environment variable \
-             (letters, digits, `_`), not a key; put the key in that variable"
+            "{}{place}: `backend.api_key_env` must be the *name* of an environment variable \
+             (letters, digits, `_`), not a key; put the key in that variable",
+            source.origin
         )));
     }
     if let Some(t) = b.temperature
-        && !(t.is_finite() && t >= 0.0)
+        && !(t.is_finite() && (0.0..=limits::TEMPERATURE).contains(&t))
     {
-        return fail(
-            &["backend", "temperature"],
-            format!("must be 0 or more, not {t}"),
-        );
+        return Err(source.error_at(
+            &at("temperature"),
+            format!("must be from 0 to {}, not {t}", limits::TEMPERATURE),
+        ));
     }
-    if b.max_tokens == Some(0) {
-        return fail(&["backend", "max_tokens"], "must be at least 1".into());
+    if let Some(n) = b.max_tokens {
+        source.count(&at("max_tokens"), n.into(), 1, limits::MAX_TOKENS.into())?;
     }
-    for (key, value) in [
-        ("connect_timeout_s", b.connect_timeout_s),
-        ("timeout_s", b.timeout_s),
-    ] {
-        if !(value.is_finite() && value > 0.0) {
-            return fail(
-                &["backend", key],
-                format!("must be a positive number of seconds, not {value}"),
-            );
-        }
-    }
-    if !(b.backoff_s.is_finite() && b.backoff_s >= 0.0) {
-        return fail(
-            &["backend", "backoff_s"],
-            format!("must be 0 or more seconds, not {}", b.backoff_s),
-        );
-    }
-    if b.concurrency == 0 {
-        return fail(&["backend", "concurrency"], "must be at least 1".into());
-    }
-    if let Some(d) = config.harness.deadline_s
-        && !(d.is_finite() && d > 0.0)
-    {
-        return fail(
-            &["harness", "deadline_s"],
-            format!("must be a positive number of seconds, not {d}"),
-        );
-    }
-    if !matches!(config.gate.mode.as_str(), "strict" | "relaxed") {
-        return fail(
-            &["gate", "mode"],
-            format!("must be `strict` or `relaxed`, not `{}`", config.gate.mode),
-        );
-    }
+    source.seconds(
+        &at("connect_timeout_s"),
+        b.connect_timeout_s,
+        false,
+        limits::CONNECT_TIMEOUT_S,
+    )?;
+    source.seconds(&at("timeout_s"), b.timeout_s, false, limits::TIMEOUT_S)?;
+    source.seconds(&at("backoff_s"), b.backoff_s, true, limits::BACKOFF_S)?;
+    source.count(&at("retries"), b.retries.into(), 0, limits::RETRIES.into())?;
+    source.count(
+        &at("concurrency"),
+        b.concurrency.into(),
+        1,
+        limits::CONCURRENCY.into(),
+    )?;
     Ok(())
 }
 
 /// A TOML parse error as `origin:line:column: message`, then the line with the span
 /// underlined (rustc style).
-pub(crate) fn parse_error(e: &toml::de::Error, text: &str, origin: &str) -> ConfigError {
+fn parse_error(e: &toml::de::Error, text: &str, origin: &str) -> ConfigError {
     let message = e.message().trim_end();
     match e.span() {
         // A line like `api_key = "sk-…"` is not quoted back: it may hold a secret.

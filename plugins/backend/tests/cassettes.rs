@@ -24,8 +24,7 @@ async fn a_recorded_run_replays_offline_and_in_order() {
             Reply::json(openai_reply("second")),
             Reply::status(404, r#"{"error":{"message":"no such model"}}"#),
             Reply::json(openai_reply("constrained")),
-        ])
-        .await;
+        ]);
         let cassette =
             Cassette::record(backend(&config_toml("openai", &server.url, "")), &path).unwrap();
         let mut constrained = ask("row?");
@@ -77,7 +76,7 @@ async fn a_recorded_run_replays_offline_and_in_order() {
 #[tokio::test]
 async fn a_request_not_on_the_cassette_is_an_error_naming_the_call() {
     let path = temp("miss");
-    let server = FakeServer::start(vec![Reply::json(openai_reply("only"))]).await;
+    let server = FakeServer::start(vec![Reply::json(openai_reply("only"))]);
     let cassette =
         Cassette::record(backend(&config_toml("openai", &server.url, "")), &path).unwrap();
     cassette.complete(&ask("recorded")).await.unwrap();

@@ -15,7 +15,7 @@ async fn openai_against(
     FakeServer,
     std::sync::Arc<dyn cantus_framework::ModelBackend>,
 ) {
-    let server = FakeServer::start(script).await;
+    let server = FakeServer::start(script);
     let backend = backend(&config_toml("openai", &format!("{}/v1", server.url), extra));
     (server, backend)
 }
@@ -344,7 +344,7 @@ async fn every_wire_format_shares_the_retry_policy() {
         r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let answer =
         serde_json::json!({"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn"});
-    let server = FakeServer::start(vec![Reply::status(529, overloaded), Reply::json(answer)]).await;
+    let server = FakeServer::start(vec![Reply::status(529, overloaded), Reply::json(answer)]);
     let reply = backend(&config_toml("anthropic", &server.url, ""))
         .complete(&ask("go"))
         .await
@@ -354,8 +354,7 @@ async fn every_wire_format_shares_the_retry_policy() {
     let server = FakeServer::start(vec![Reply::status(
         404,
         r#"{"error":"model \"x\" not found, try pulling it first"}"#,
-    )])
-    .await;
+    )]);
     let err = backend(&config_toml("ollama", &server.url, ""))
         .complete(&ask("go"))
         .await

@@ -29,7 +29,7 @@ fn with_key(kind: &str, url: &str) -> String {
 #[tokio::test]
 async fn the_key_is_sent_as_each_wire_format_wants() {
     env();
-    let server = FakeServer::start(vec![Reply::json(openai_reply("ok"))]).await;
+    let server = FakeServer::start(vec![Reply::json(openai_reply("ok"))]);
     backend(&with_key("openai", &server.url))
         .complete(&ask("go"))
         .await
@@ -40,7 +40,7 @@ async fn the_key_is_sent_as_each_wire_format_wants() {
     );
 
     let body = serde_json::json!({"content": [{"type": "text", "text": "ok"}]});
-    let server = FakeServer::start(vec![Reply::json(body)]).await;
+    let server = FakeServer::start(vec![Reply::json(body)]);
     backend(&with_key("anthropic", &server.url))
         .complete(&ask("go"))
         .await
@@ -64,7 +64,7 @@ async fn a_key_echoed_by_the_server_is_scrubbed_from_errors() {
         Reply::status(200, &embedded),
         Reply::status(200, &prose),
     ] {
-        let server = FakeServer::start(vec![reply]).await;
+        let server = FakeServer::start(vec![reply]);
         let b = backend(&with_key("openai", &server.url));
         let err = b.complete(&ask("go")).await.unwrap_err();
         messages.push(err.to_string());
@@ -96,8 +96,7 @@ async fn no_cassette_holds_the_key() {
             401,
             &format!(r#"{{"error":{{"message":"key {KEY} revoked"}}}}"#),
         ),
-    ])
-    .await;
+    ]);
     let inner = backend(&with_key("openai", &server.url));
     let cassette = Cassette::record(inner, &dir.join("run.jsonl")).unwrap();
     cassette.complete(&ask("one")).await.unwrap();
@@ -135,7 +134,7 @@ fn a_missing_key_variable_is_an_error_naming_the_variable_for_a_hosted_server() 
 #[tokio::test]
 async fn a_missing_key_variable_means_no_auth_for_a_loopback_server() {
     env();
-    let server = FakeServer::start(vec![Reply::json(openai_reply("ok"))]).await;
+    let server = FakeServer::start(vec![Reply::json(openai_reply("ok"))]);
     let text = config_toml(
         "openai",
         &server.url.replace("127.0.0.1", "localhost"),

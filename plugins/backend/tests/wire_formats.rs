@@ -37,8 +37,8 @@ async fn run_with_config_file(path: &std::path::Path) -> cantus_framework::Model
 
 #[tokio::test]
 async fn switching_backend_by_editing_only_the_toml_file() {
-    let openai = FakeServer::start(vec![Reply::json(openai_reply("from openai"))]).await;
-    let ollama = FakeServer::start(vec![Reply::json(ollama_reply("from ollama"))]).await;
+    let openai = FakeServer::start(vec![Reply::json(openai_reply("from openai"))]);
+    let ollama = FakeServer::start(vec![Reply::json(ollama_reply("from ollama"))]);
     let dir = std::env::temp_dir().join(format!("cantus-switch-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cantus.toml");
@@ -76,7 +76,7 @@ async fn switching_backend_by_editing_only_the_toml_file() {
 
 #[tokio::test]
 async fn openai_kind_sends_the_chat_completions_format() {
-    let server = FakeServer::start(vec![Reply::json(openai_reply("E4@0>1"))]).await;
+    let server = FakeServer::start(vec![Reply::json(openai_reply("E4@0>1"))]);
     let b = backend(&config_toml(
         "openai",
         &format!("{}/v1/", server.url),
@@ -124,7 +124,7 @@ async fn openai_kind_sends_the_chat_completions_format() {
 
 #[tokio::test]
 async fn openai_kind_sends_a_json_schema_as_response_format() {
-    let server = FakeServer::start(vec![Reply::json(openai_reply("{\"ok\":true}"))]).await;
+    let server = FakeServer::start(vec![Reply::json(openai_reply("{\"ok\":true}"))]);
     let b = backend(&config_toml("openai", &format!("{}/v1", server.url), ""));
     let mut request = ask("go");
     let schema =
@@ -142,7 +142,7 @@ async fn openai_kind_sends_a_json_schema_as_response_format() {
 
 #[tokio::test]
 async fn anthropic_kind_sends_the_messages_format() {
-    let server = FakeServer::start(vec![Reply::json(anthropic_reply("G4@0>2"))]).await;
+    let server = FakeServer::start(vec![Reply::json(anthropic_reply("G4@0>2"))]);
     let b = backend(&config_toml("anthropic", &server.url, ""));
     assert_eq!(b.name(), "anthropic:test-model");
     let mut request = ModelRequest::new(vec![Message::system("Rules."), Message::user("go")]);
@@ -174,7 +174,7 @@ async fn anthropic_kind_sends_the_messages_format() {
 
 #[tokio::test]
 async fn ollama_kind_sends_the_native_format_with_a_schema() {
-    let server = FakeServer::start(vec![Reply::json(ollama_reply("{\"n\":1}"))]).await;
+    let server = FakeServer::start(vec![Reply::json(ollama_reply("{\"n\":1}"))]);
     let b = backend(&config_toml(
         "ollama",
         &server.url,
@@ -205,7 +205,7 @@ async fn lenient_replies_from_other_servers_are_read() {
     // vLLM-style: content as parts, no usage, `stop_reason` instead of `finish_reason`, extra fields.
     let body = json!({"choices": [{"message": {"content": [{"type": "text", "text": "A4"}, {"type": "text", "text": "@0>1"}]},
                                     "stop_reason": "length", "logprobs": null}], "system_fingerprint": "x"});
-    let server = FakeServer::start(vec![Reply::json(body)]).await;
+    let server = FakeServer::start(vec![Reply::json(body)]);
     let reply = backend(&config_toml("openai", &server.url, ""))
         .complete(&ask("go"))
         .await

@@ -70,7 +70,7 @@ impl Proposer<Counterpoint> for EmbeddedProposer {
         &self,
         req: ProposalRequest<'_, Counterpoint>,
     ) -> Result<Proposal<CpEvent>, ProposerError> {
-        let assignment = req.spec.as_ref();
+        let assignment = req.spec;
         let wanted = request_slots(&req)?;
         let Some(&first) = wanted.first() else {
             return Ok(Proposal::new(Vec::new()));

@@ -13,8 +13,8 @@ use super::request_slots;
 use crate::domain::{Counterpoint, CpEvent};
 use crate::exercise::{Beat, Position};
 use cantus_framework::{
-    Constraint, Cost, Message, ModelBackend, ModelExchange, ModelRequest, Proposal,
-    ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
+    AskOptions, Constraint, Cost, Message, ModelBackend, ModelExchange, ModelRequest, Proposal,
+    ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, async_trait,
 };
 use cantus_music::{Letter, Spelling};
 use std::sync::Arc;
@@ -24,20 +24,18 @@ pub struct ModelProposer {
     backend: Arc<dyn ModelBackend>,
     /// `model:<backend name>`, for traces.
     name: String,
-    /// Unreadable replies asked again per request.
-    pub reasks: u32,
-    /// Send a GBNF grammar for the answer.
-    pub constrained: bool,
+    /// How it asks: re-asks of an unreadable reply, a GBNF grammar for the answer
+    /// (`constrained`), sampling.
+    options: AskOptions,
 }
 
 impl ModelProposer {
-    /// A proposer asking `backend`, re-asking an unreadable reply `reasks` times.
-    pub fn new(backend: Arc<dyn ModelBackend>, reasks: u32, constrained: bool) -> Self {
+    /// A proposer asking `backend` as `options` say.
+    pub fn new(backend: Arc<dyn ModelBackend>, options: AskOptions) -> Self {
         ModelProposer {
             name: format!("model:{}", backend.name()),
             backend,
-            reasks,
-            constrained,
+            options,
         }
     }
 }
@@ -74,7 +72,7 @@ fn slot_name(bar: usize, beat: Beat) -> String {
 
 /// The prompt for `slots` of request `req`.
 fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> Vec<Message> {
-    let a = req.spec.as_ref();
+    let a = req.spec;
     let species = match a.species {
         crate::exercise::Species::First => {
             "first species (one whole note against each cantus note)"
@@ -95,7 +93,7 @@ fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> V
         a.position,
         a.cantus.mode().map_or("modal", |m| m.as_str()),
         cantus.join(" "),
-        req.summary
+        so_far(&req.state.exercise)
     );
     if let RequestKind::Patch {
         candidate,
@@ -153,6 +151,24 @@ fn read_reply(text: &str, n: usize) -> Option<Vec<(u8, Spelling)>> {
     (notes.len() == n).then_some(notes)
 }
 
+/// The exercise so far, in one line of the prompt.
+fn so_far(ex: &crate::exercise::Exercise) -> String {
+    let line: Vec<String> = ex
+        .moments
+        .iter()
+        .map(|m| m.counterpoint.to_string())
+        .collect();
+    let cantus: Vec<String> = ex.cantus.iter().map(ToString::to_string).collect();
+    format!(
+        "species {} counterpoint {} a {} cantus [{}]; so far: [{}]",
+        ex.species.number(),
+        ex.position,
+        ex.modality.mode().map_or("modal", |m| m.as_str()),
+        cantus.join(" "),
+        line.join(" ")
+    )
+}
+
 #[async_trait]
 impl Proposer<Counterpoint> for ModelProposer {
     fn name(&self) -> &str {
@@ -168,11 +184,16 @@ impl Proposer<Counterpoint> for ModelProposer {
             return Ok(Proposal::new(Vec::new()));
         }
         let constraint = self
+            .options
             .constrained
             .then(|| Constraint::Gbnf(grammar(slots.len())));
         let mut request = ModelRequest::new(prompt(&req, &slots));
         request.constraint = constraint.clone();
-        request.sampling.seed = Some(req.seed ^ u64::from(req.attempt));
+        request.sampling = Sampling {
+            temperature: self.options.temperature,
+            seed: Some(self.options.seed.unwrap_or(req.seed) ^ u64::from(req.attempt)),
+            max_tokens: self.options.max_tokens,
+        };
         request.context = serde_json::json!({
             "domain": "counterpoint",
             "request": req.kind.label(),
@@ -180,7 +201,7 @@ impl Proposer<Counterpoint> for ModelProposer {
         });
         let mut cost = Cost::default();
         let mut last = String::new();
-        for reask in 0..=self.reasks {
+        for reask in 0..=self.options.reasks {
             let reply = self
                 .backend
                 .complete(&request)
@@ -219,7 +240,7 @@ impl Proposer<Counterpoint> for ModelProposer {
         }
         Err(ProposerError::BadOutput(format!(
             "after {} re-asks the reply still did not name {} notes: {last:?}",
-            self.reasks,
+            self.options.reasks,
             slots.len()
         )))
     }

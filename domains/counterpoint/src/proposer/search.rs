@@ -4,6 +4,7 @@ use crate::domain::CpEvent;
 use crate::exercise::{Beat, Exercise, Moment, Position};
 use crate::rules::{self, Finding};
 use crate::rungs::usable;
+use cantus_framework::RuleId;
 
 /// How much of the catalogue the search obeys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum Level {
 }
 
 /// The soft rules [`Level::Cadence`] and [`Level::Moment`] let go.
-const LEAP_RULES: [&str; 2] = ["FS-M-leap-recovery", "FS-M-double-leap"];
+const LEAP_RULES: [RuleId; 2] = [rules::FS_M_LEAP_RECOVERY, rules::FS_M_DOUBLE_LEAP];
 
 impl Level {
     /// Whether a finding blocks a candidate at this level.
@@ -29,7 +30,7 @@ impl Level {
         f.is_hard()
             || match self {
                 Level::Textbook => true,
-                Level::Cadence | Level::Moment => !LEAP_RULES.contains(&f.predicate.as_str()),
+                Level::Cadence | Level::Moment => !LEAP_RULES.contains(&f.predicate),
                 Level::Hard => false,
             }
     }
@@ -325,9 +326,7 @@ mod tests {
                     let found = rules::judge(&ex);
                     assert!(found.iter().all(|f| !f.is_hard()), "{found:#?}");
                     assert!(
-                        found
-                            .iter()
-                            .all(|f| LEAP_RULES.contains(&f.predicate.as_str())),
+                        found.iter().all(|f| LEAP_RULES.contains(&f.predicate)),
                         "{mode} {position} {species:?}: {found:#?}"
                     );
                 }

@@ -20,11 +20,28 @@ mod motion;
 mod vertical;
 
 use crate::exercise::{Exercise, Location, Species};
-use cantus_framework::{Severity, Violation};
+use cantus_framework::{RuleId, Severity, Violation};
 use serde::Serialize;
 
 /// A violation found by a rule.
 pub type Finding = Violation<Location>;
+
+/// `SP-rhythm`: the counterpoint has the species' rhythm.
+pub const SP_RHYTHM: RuleId = RuleId::new("SP-rhythm");
+/// `SP-structure`: the score is a two-voice exercise.
+pub const SP_STRUCTURE: RuleId = RuleId::new("SP-structure");
+/// `SP-cantus`: the cantus firmus is the one given.
+pub const SP_CANTUS: RuleId = RuleId::new("SP-cantus");
+/// `FS-M-leap-recovery`: a leap is recovered by step in the opposite direction.
+pub const FS_M_LEAP_RECOVERY: RuleId = RuleId::new("FS-M-leap-recovery");
+/// `FS-M-double-leap`: no two leaps in one direction.
+pub const FS_M_DOUBLE_LEAP: RuleId = RuleId::new("FS-M-double-leap");
+/// `FS-P-contrary-perfect`: no perfect consonance approached by contrary motion.
+pub const FS_P_CONTRARY_PERFECT: RuleId = RuleId::new("FS-P-contrary-perfect");
+/// `FS-P-battuta`: no battuta octave.
+pub const FS_P_BATTUTA: RuleId = RuleId::new("FS-P-battuta");
+/// `SS-battuta`: no battuta in second species.
+pub const SS_BATTUTA: RuleId = RuleId::new("SS-battuta");
 
 /// Which species a rule governs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -78,7 +95,7 @@ enum Check {
 #[derive(Clone, Copy)]
 pub struct Rule {
     /// Stable id, e.g. `FS-P-parallel-perfect`.
-    pub id: &'static str,
+    pub id: RuleId,
     pub severity: Severity,
     pub applies: Applies,
     /// One sentence on what the rule requires.
@@ -104,7 +121,7 @@ impl Rule {
 
     fn finding(&self, f: Flag) -> Finding {
         Violation {
-            predicate: self.id.to_owned(),
+            predicate: self.id,
             severity: self.severity,
             location: f.location,
             reason: f.reason,
@@ -151,7 +168,7 @@ impl Rule {
 }
 
 const fn rule(
-    id: &'static str,
+    id: RuleId,
     severity: Severity,
     applies: Applies,
     summary: &'static str,
@@ -173,21 +190,21 @@ use Severity::{Hard as H, Soft as S};
 pub static CATALOGUE: &[Rule] = &[
     // Shape of the exercise.
     rule(
-        "SP-rhythm",
+        SP_RHYTHM,
         H,
         Both,
         "the counterpoint has the species' rhythm: 1:1 whole notes, or 2:1 half notes (a half rest may open; the last bar is one whole note)",
         Check::Shape,
     ),
     rule(
-        "SP-structure",
+        SP_STRUCTURE,
         H,
         Both,
         "the score is a two-voice exercise: a cantus voice of single notes without rests, and one counterpoint voice",
         Check::Shape,
     ),
     rule(
-        "SP-cantus",
+        SP_CANTUS,
         H,
         Both,
         "the cantus firmus is the one given (a composed exercise may not alter it)",
@@ -195,28 +212,28 @@ pub static CATALOGUE: &[Rule] = &[
     ),
     // First species: verticals.
     rule(
-        "FS-H-consonance",
+        RuleId::new("FS-H-consonance"),
         H,
         First,
         "every vertical is a consonance (P1, P8, P5, 3rds, 6ths, compounds; correctly spelled)",
         Check::Moment(vertical::consonance),
     ),
     rule(
-        "FS-H-unison-inner",
+        RuleId::new("FS-H-unison-inner"),
         H,
         First,
         "a unison only in the first and last bars",
         Check::Moment(vertical::unison_inner),
     ),
     rule(
-        "FS-H-prefer-imperfect",
+        RuleId::new("FS-H-prefer-imperfect"),
         S,
         Both,
         "fewer perfect than imperfect consonances on the downbeats",
         Check::Line(vertical::prefer_imperfect),
     ),
     rule(
-        "FS-V-spacing",
+        RuleId::new("FS-V-spacing"),
         S,
         Both,
         "the voices at most a twelfth apart",
@@ -224,56 +241,56 @@ pub static CATALOGUE: &[Rule] = &[
     ),
     // First species: beginning, end, cadence.
     rule(
-        "FS-B-start-perfect",
+        RuleId::new("FS-B-start-perfect"),
         H,
         First,
         "the first vertical is a perfect consonance",
         Check::Moment(cadence::start_perfect),
     ),
     rule(
-        "FS-B-start-final-above",
+        RuleId::new("FS-B-start-final-above"),
         H,
         First,
         "a counterpoint above begins on the final or its fifth",
         Check::Moment(cadence::start_final_above),
     ),
     rule(
-        "FS-B-start-final-below",
+        RuleId::new("FS-B-start-final-below"),
         H,
         First,
         "a counterpoint below begins on the final (a fifth below changes the mode)",
         Check::Moment(cadence::start_final_below),
     ),
     rule(
-        "FS-B-end-octave",
+        RuleId::new("FS-B-end-octave"),
         H,
         First,
         "the last vertical is a unison or an octave",
         Check::Moment(cadence::end_octave),
     ),
     rule(
-        "FS-B-end-final",
+        RuleId::new("FS-B-end-final"),
         H,
         First,
         "the counterpoint ends on the final",
         Check::Moment(cadence::end_final),
     ),
     rule(
-        "FS-B-cadence-step-contrary",
+        RuleId::new("FS-B-cadence-step-contrary"),
         H,
         First,
         "the last vertical is reached by step in contrary motion",
         Check::Moment(cadence::step_contrary),
     ),
     rule(
-        "FS-B-cadence-6-8-or-3-1",
+        RuleId::new("FS-B-cadence-6-8-or-3-1"),
         H,
         First,
         "the penultimate vertical is a major sixth (counterpoint above) or a minor third (below)",
         Check::Moment(cadence::six_eight_three_one),
     ),
     rule(
-        "FS-M-ficta",
+        RuleId::new("FS-M-ficta"),
         S,
         Both,
         "only the mode's notes, except the raised leading tone at the cadence and B-flat against F",
@@ -281,49 +298,49 @@ pub static CATALOGUE: &[Rule] = &[
     ),
     // Motion between verticals (both species: between consecutive notes).
     rule(
-        "FS-P-parallel-perfect",
+        RuleId::new("FS-P-parallel-perfect"),
         H,
         Both,
         "no parallel unisons, fifths or octaves (compounds included)",
         Check::Moment(motion::parallel_perfect),
     ),
     rule(
-        "FS-P-contrary-perfect",
+        FS_P_CONTRARY_PERFECT,
         H,
         Both,
         "no consecutive fifths or octaves by contrary motion",
         Check::Moment(motion::contrary_perfect),
     ),
     rule(
-        "FS-P-direct-perfect",
+        RuleId::new("FS-P-direct-perfect"),
         H,
         Both,
         "no similar (hidden) motion into a perfect consonance",
         Check::Moment(motion::direct_perfect),
     ),
     rule(
-        "FS-P-battuta",
+        FS_P_BATTUTA,
         H,
         First,
         "no octave reached from a tenth with the upper voice stepping down (the final cadence exempt)",
         Check::Moment(motion::battuta),
     ),
     rule(
-        "FS-P-imperfect-run",
+        RuleId::new("FS-P-imperfect-run"),
         S,
         First,
         "at most three parallel thirds or sixths in a row",
         Check::Moment(motion::imperfect_run),
     ),
     rule(
-        "FS-V-crossing",
+        RuleId::new("FS-V-crossing"),
         H,
         First,
         "the voices do not cross",
         Check::Moment(motion::crossing),
     ),
     rule(
-        "FS-V-overlap",
+        RuleId::new("FS-V-overlap"),
         H,
         First,
         "no voice moves past the other's previous note (leaving a unison exempt)",
@@ -331,56 +348,56 @@ pub static CATALOGUE: &[Rule] = &[
     ),
     // Melody of the counterpoint (both species).
     rule(
-        "FS-M-interval",
+        RuleId::new("FS-M-interval"),
         H,
         Both,
         "melodic steps, thirds, fourths, fifths, octaves and the rising minor sixth only; no augmented or diminished interval",
         Check::Moment(melody::interval),
     ),
     rule(
-        "FS-M-leap-recovery",
+        FS_M_LEAP_RECOVERY,
         S,
         Both,
         "after a leap of a fourth or more, turn back",
         Check::Moment(melody::leap_recovery),
     ),
     rule(
-        "FS-M-double-leap",
+        FS_M_DOUBLE_LEAP,
         S,
         Both,
         "no two leaps (a third or more) in one direction",
         Check::Moment(melody::double_leap),
     ),
     rule(
-        "FS-M-chromatic",
+        RuleId::new("FS-M-chromatic"),
         S,
         Both,
         "no two semitone steps in one direction",
         Check::Moment(melody::chromatic),
     ),
     rule(
-        "FS-M-outlined-tritone",
+        RuleId::new("FS-M-outlined-tritone"),
         S,
         Both,
         "no tritone between consecutive turning points of the line",
         Check::Line(melody::outlined_tritone),
     ),
     rule(
-        "FS-M-range",
+        RuleId::new("FS-M-range"),
         S,
         Both,
         "the counterpoint within a tenth",
         Check::Line(melody::range),
     ),
     rule(
-        "FS-M-climax",
+        RuleId::new("FS-M-climax"),
         S,
         Both,
         "the highest note sounds once",
         Check::Line(melody::climax),
     ),
     rule(
-        "FS-M-repetition",
+        RuleId::new("FS-M-repetition"),
         S,
         First,
         "at most one immediate repetition",
@@ -388,70 +405,70 @@ pub static CATALOGUE: &[Rule] = &[
     ),
     // Second species.
     rule(
-        "SS-start",
+        RuleId::new("SS-start"),
         H,
         Second,
         "the first note (after an optional half rest) is a perfect consonance on the final (below) or the final or its fifth (above)",
         Check::Moment(cadence::ss_start),
     ),
     rule(
-        "SS-downbeat-consonant",
+        RuleId::new("SS-downbeat-consonant"),
         H,
         Second,
         "every downbeat is a consonance",
         Check::Moment(vertical::downbeat_consonant),
     ),
     rule(
-        "SS-upbeat-passing",
+        RuleId::new("SS-upbeat-passing"),
         H,
         Second,
         "a dissonant upbeat is a passing tone: reached and left by step in one direction",
         Check::Moment(vertical::upbeat_passing),
     ),
     rule(
-        "SS-downbeat-parallels",
+        RuleId::new("SS-downbeat-parallels"),
         H,
         Second,
         "no fifths or octaves on successive downbeats, unless the upbeat leaps a fourth or more",
         Check::Moment(motion::downbeat_parallels),
     ),
     rule(
-        "SS-no-repeat",
+        RuleId::new("SS-no-repeat"),
         H,
         Second,
         "no note repeated immediately",
         Check::Moment(melody::no_repeat),
     ),
     rule(
-        "SS-unison",
+        RuleId::new("SS-unison"),
         H,
         Second,
         "a unison on a downbeat only in the first and last bars",
         Check::Moment(vertical::ss_unison),
     ),
     rule(
-        "SS-cadence",
+        RuleId::new("SS-cadence"),
         H,
         Second,
         "the penultimate bar is 5-6 (above) or 5/6-3 (below), the last one whole note on the final at the unison or octave, reached by contrary step",
         Check::Moment(cadence::ss_cadence),
     ),
     rule(
-        "SS-battuta",
+        SS_BATTUTA,
         H,
         Second,
         "no battuta between successive notes (the final cadence exempt)",
         Check::Moment(motion::battuta),
     ),
     rule(
-        "SS-crossing",
+        RuleId::new("SS-crossing"),
         H,
         Second,
         "the voices do not cross",
         Check::Moment(motion::crossing),
     ),
     rule(
-        "SS-overlap",
+        RuleId::new("SS-overlap"),
         H,
         Second,
         "no voice moves past the other's previous note (leaving a unison exempt)",
@@ -484,10 +501,9 @@ impl Profile {
 
     /// The severity of `rule` under this profile.
     pub fn severity(self, rule: &Rule) -> Severity {
-        match (self, rule.id) {
-            (Profile::Lenient, "FS-P-contrary-perfect" | "FS-P-battuta" | "SS-battuta") => {
-                Severity::Soft
-            }
+        let relaxed = [FS_P_CONTRARY_PERFECT, FS_P_BATTUTA, SS_BATTUTA];
+        match self {
+            Profile::Lenient if relaxed.contains(&rule.id) => Severity::Soft,
             _ => rule.severity,
         }
     }
@@ -495,7 +511,7 @@ impl Profile {
     /// Rewrites the severities of `findings` to this profile's.
     pub fn apply(self, findings: &mut [Finding]) {
         for f in findings {
-            if let Some(r) = rule_by_id(&f.predicate) {
+            if let Some(r) = rule_by_id(f.predicate) {
                 f.severity = self.severity(r);
             }
         }
@@ -503,7 +519,7 @@ impl Profile {
 }
 
 /// The rule with this id.
-pub fn rule_by_id(id: &str) -> Option<&'static Rule> {
+pub fn rule_by_id(id: RuleId) -> Option<&'static Rule> {
     CATALOGUE.iter().find(|r| r.id == id)
 }
 

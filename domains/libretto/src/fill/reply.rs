@@ -58,15 +58,10 @@ fn describe(d: &Diagnostic, header_lines: usize) -> String {
     )
 }
 
-/// Reads `text` for `gap` under `header` (two lines). `truncated`: the server ran
-/// out of tokens, so the last token may be cut short and is dropped.
-pub(crate) fn read(
-    gap: &Gap<'_>,
-    header: &str,
-    text: &str,
-    truncated: bool,
-) -> Result<Read, String> {
-    let mut problems = Vec::new();
+/// The reply without trailing space and, when the server ran out of tokens
+/// (`truncated`), without its last token, which may be cut short (said in
+/// `problems`).
+pub(crate) fn drop_cut_token(text: &str, truncated: bool, problems: &mut Vec<String>) -> String {
     let mut text = text.trim_end().to_owned();
     if truncated {
         let cut = text
@@ -82,6 +77,19 @@ pub(crate) fn read(
             text.truncate(cut);
         }
     }
+    text
+}
+
+/// Reads `text` for `gap` under `header` (two lines). `truncated`: the server ran
+/// out of tokens, so the last token may be cut short and is dropped.
+pub(crate) fn read(
+    gap: &Gap<'_>,
+    header: &str,
+    text: &str,
+    truncated: bool,
+) -> Result<Read, String> {
+    let mut problems = Vec::new();
+    let text = drop_cut_token(text, truncated, &mut problems);
     // Set-aside lines stay as blank lines so diagnostics keep the reply's numbering.
     let mut doc = header.to_owned();
     let header_lines = header.lines().count();

@@ -25,9 +25,6 @@ use cantus_music::{Event, Score, Time};
 use num_traits::{CheckedDiv, CheckedMul, CheckedSub};
 use std::collections::{BTreeMap, HashMap};
 
-/// Bars beyond this many are refused rather than laid out.
-const MAX_BARS: i64 = 1_000_000;
-
 fn as_f64(t: Time) -> f64 {
     *t.numer() as f64 / *t.denom() as f64
 }
@@ -127,6 +124,15 @@ impl Layout {
             return Err(LayoutError::ZeroMeter(meter.to_string()));
         }
         let bar_ql = f64::from(meter.num) * 4.0 / f64::from(meter.den);
+        // Refused before anything is laid out.
+        let end = as_f64(score.end());
+        let total_bars = ((end / bar_ql).ceil() as i64).max(1);
+        if total_bars > super::MAX_MEASURED_BARS as i64 {
+            return Err(LayoutError::TooManyBars {
+                bars: total_bars as u64,
+                limit: super::MAX_MEASURED_BARS,
+            });
+        }
         // (bar, voice, in-bar onset) of every event, then each bar's grid.
         let mut onsets: Vec<(i64, usize, f64)> = Vec::with_capacity(score.event_count());
         for (vi, voice) in score.voices.iter().enumerate() {
@@ -182,13 +188,6 @@ impl Layout {
             .map_or((16, false), |(g, _)| g);
         let grid_of = |bar: i64| per_bar.get(&bar).copied().unwrap_or(default);
 
-        let end = as_f64(score.end());
-        let total_bars = ((end / bar_ql).ceil() as i64).max(1);
-        if total_bars > MAX_BARS {
-            return Err(LayoutError::TooLarge(format!(
-                "the score runs to bar {total_bars}; at most {MAX_BARS} bars are measured"
-            )));
-        }
         // Per voice, (bar, slot) -> (longest duration, pitches): notes on one slot merge.
         let mut cells: Vec<Cells> = vec![BTreeMap::new(); score.voices.len()];
         for (vi, voice) in score.voices.iter().enumerate() {

@@ -29,13 +29,25 @@ pub enum LayoutError {
         /// 1-based line number in the text.
         line: usize,
     },
-    /// A score too large to lay out.
-    #[error("{0}")]
-    TooLarge(String),
+    /// More bars than are measured ([`MAX_MEASURED_BARS`](super::MAX_MEASURED_BARS)).
+    #[error(
+        "the piece has {bars} bars; at most {limit} are measured (the form axes compare every two bars)"
+    )]
+    TooManyBars {
+        /// Bars of the piece: bar lines of a text, or bars up to a score's last note.
+        bars: u64,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// Python's `str.splitlines()` line breaks.
 fn split_lines(text: &str) -> Vec<&str> {
+    split_lines_iter(text).collect()
+}
+
+/// The lines of [`split_lines`], one at a time.
+fn split_lines_iter(text: &str) -> impl Iterator<Item = &str> {
     let is_break = |c: char| {
         matches!(
             c,
@@ -50,26 +62,24 @@ fn split_lines(text: &str) -> Vec<&str> {
                 | '\u{2029}'
         )
     };
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if is_break(c) {
-            lines.push(&text[start..i]);
-            let mut next = i + c.len_utf8();
-            if c == '\r'
-                && let Some(&(j, '\n')) = chars.peek()
-            {
-                chars.next();
-                next = j + 1;
-            }
-            start = next;
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
         }
-    }
-    if start < text.len() {
-        lines.push(&text[start..]);
-    }
-    lines
+        let Some((i, c)) = rest.char_indices().find(|&(_, c)| is_break(c)) else {
+            let line = rest;
+            rest = "";
+            return Some(line);
+        };
+        let line = &rest[..i];
+        let mut next = i + c.len_utf8();
+        if c == '\r' && rest[next..].starts_with('\n') {
+            next += 1;
+        }
+        rest = &rest[next..];
+        Some(line)
+    })
 }
 
 /// Removes a Cantus `%` comment: `%` at the start of the line or after whitespace.
@@ -291,6 +301,16 @@ fn voices_of(line: &str, names: &mut Names) -> Vec<VoiceId> {
 impl Layout {
     /// Reads grammar text as Libretto's parser does (see the module docs).
     pub fn from_text(text: &str) -> Result<Layout, LayoutError> {
+        // Refused before anything is laid out: count the bar lines first.
+        let bar_lines = split_lines_iter(text)
+            .filter(|l| strip_comment(l).starts_with('@'))
+            .count();
+        if bar_lines > super::MAX_MEASURED_BARS {
+            return Err(LayoutError::TooManyBars {
+                bars: bar_lines as u64,
+                limit: super::MAX_MEASURED_BARS,
+            });
+        }
         let mut lines: Vec<&str> = split_lines(text).into_iter().map(strip_comment).collect();
         let first = lines
             .iter()

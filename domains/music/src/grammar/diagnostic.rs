@@ -141,9 +141,12 @@ const MAX_SNIPPET_BYTES: usize = 160;
 const EXCERPT_CONTEXT: usize = 60;
 
 impl Diagnostic {
-    /// Builds a diagnostic for the byte range `span` of the line `at`.
-    /// Out-of-range or non-boundary spans are clamped, never a panic.
-    pub(crate) fn at(
+    /// Builds a diagnostic for the byte range `span` of the line `at`, its
+    /// column found through `cache` so that many diagnostics on one long line
+    /// cost time linear in the line, not quadratic. Out-of-range or
+    /// non-boundary spans are clamped, never a panic.
+    #[allow(clippy::too_many_arguments)]
+    fn located(
         severity: Severity,
         rule: &'static str,
         source: &str,
@@ -151,16 +154,17 @@ impl Diagnostic {
         span: Range<usize>,
         message: String,
         help: Option<String>,
+        cache: &mut ColumnCache,
     ) -> Diagnostic {
         let line = at.text;
         let start = floor_boundary(line, span.start);
         let end = floor_boundary(line, span.end.max(start));
-        let column = line[..start].chars().count() + 1;
+        let column = cache.column(at, start);
         let width = line[start..end].chars().count().max(1);
         let (line_text, snippet_column) = if line.len() <= MAX_SNIPPET_BYTES {
             (line.to_string(), column)
         } else {
-            excerpt(line, column, width)
+            excerpt(line, start, end, column)
         };
         Diagnostic {
             severity,
@@ -177,6 +181,43 @@ impl Diagnostic {
     }
 }
 
+/// Characters in `s`, counting at most what the caret may need: a width past
+/// the excerpt is never shown, so very wide spans are not walked to their end.
+fn char_count(s: &str) -> usize {
+    s.chars().take(EXCERPT_CONTEXT * 4).count()
+}
+
+/// The last column found on the last line seen: 1-based char column of a byte
+/// offset, found by counting only the characters since the previous one.
+#[derive(Debug, Default)]
+pub(crate) struct ColumnCache {
+    line: usize,
+    line_ptr: usize,
+    byte: usize,
+    column: usize,
+}
+
+impl ColumnCache {
+    /// The 1-based char column of byte `start` (a char boundary) of line `at`.
+    fn column(&mut self, at: LineRef<'_>, start: usize) -> usize {
+        let text = at.text;
+        let same_line = self.line == at.number && self.line_ptr == text.as_ptr() as usize;
+        let (from, base) = if same_line && self.byte <= start {
+            (self.byte, self.column)
+        } else {
+            (0, 1)
+        };
+        let column = base + text[from..start].chars().count();
+        *self = ColumnCache {
+            line: at.number,
+            line_ptr: text.as_ptr() as usize,
+            byte: start,
+            column,
+        };
+        column
+    }
+}
+
 /// The largest char boundary of `s` not after `i`.
 fn floor_boundary(s: &str, i: usize) -> usize {
     let mut i = i.min(s.len());
@@ -186,19 +227,29 @@ fn floor_boundary(s: &str, i: usize) -> usize {
     i
 }
 
-/// A window of `line` around 1-based char column `column`, and the caret column in it.
-fn excerpt(line: &str, column: usize, width: usize) -> (String, usize) {
-    let total = line.chars().count();
-    let first = column.saturating_sub(1 + EXCERPT_CONTEXT);
-    let last = (column - 1 + width.min(EXCERPT_CONTEXT) + EXCERPT_CONTEXT).min(total);
+/// A window of `line` around the bytes `start..end` (whose first char is at
+/// 1-based `column`), and the caret column in it. Walks only the window, never
+/// the whole line.
+fn excerpt(line: &str, start: usize, end: usize, column: usize) -> (String, usize) {
+    let first = line[..start]
+        .char_indices()
+        .rev()
+        .take(EXCERPT_CONTEXT)
+        .last()
+        .map_or(start, |(i, _)| i);
+    let skipped = column - 1 - line[first..start].chars().count();
+    let shown_end = line[start..]
+        .char_indices()
+        .nth(char_count(&line[start..end]).min(EXCERPT_CONTEXT) + EXCERPT_CONTEXT)
+        .map_or(line.len(), |(i, _)| start + i);
     let mut text = String::new();
-    let mut caret = column - first;
+    let mut caret = column - skipped;
     if first > 0 {
         text.push('…');
         caret += 1;
     }
-    text.extend(line.chars().skip(first).take(last - first));
-    if last < total {
+    text.push_str(&line[first..shown_end]);
+    if shown_end < line.len() {
         text.push('…');
     }
     (text, caret)
@@ -286,6 +337,16 @@ impl DiagnosticList {
         self.items.is_empty()
     }
 
+    /// Counts one more suppressed diagnostic without building it, once the list
+    /// is full and the first suppressed one (which the summary quotes) is kept.
+    pub(crate) fn count_if_full(&mut self) -> bool {
+        if self.items.len() < MAX_DIAGNOSTICS || self.first_suppressed.is_none() {
+            return false;
+        }
+        self.suppressed += 1;
+        true
+    }
+
     /// The recorded diagnostics, plus a `G-SUPPRESSED` summary if any were dropped.
     pub(crate) fn finish(mut self) -> Vec<Diagnostic> {
         if let Some(mut first) = self.first_suppressed.take() {
@@ -316,6 +377,7 @@ pub(crate) struct Sink<'a> {
     pub(crate) lenient: bool,
     pub(crate) errors: DiagnosticList,
     pub(crate) warnings: DiagnosticList,
+    columns: ColumnCache,
 }
 
 impl<'a> Sink<'a> {
@@ -325,6 +387,7 @@ impl<'a> Sink<'a> {
             lenient,
             errors: DiagnosticList::default(),
             warnings: DiagnosticList::default(),
+            columns: ColumnCache::default(),
         }
     }
 
@@ -347,18 +410,24 @@ impl<'a> Sink<'a> {
 
     /// Records `fault` as a warning in either mode.
     pub(crate) fn warn(&mut self, at: LineRef<'_>, fault: Fault) {
+        if self.warnings.count_if_full() {
+            return;
+        }
         let d = self.diagnostic(Severity::Warning, at, fault);
         self.warnings.push(d);
     }
 
     /// Records `fault` as an error in either mode (for what even lenient mode cannot read past).
     pub(crate) fn fatal(&mut self, at: LineRef<'_>, fault: Fault) {
+        if self.errors.count_if_full() {
+            return;
+        }
         let d = self.diagnostic(Severity::Error, at, fault);
         self.errors.push(d);
     }
 
-    fn diagnostic(&self, severity: Severity, at: LineRef<'_>, fault: Fault) -> Diagnostic {
-        Diagnostic::at(
+    fn diagnostic(&mut self, severity: Severity, at: LineRef<'_>, fault: Fault) -> Diagnostic {
+        Diagnostic::located(
             severity,
             fault.rule,
             self.source,
@@ -366,6 +435,7 @@ impl<'a> Sink<'a> {
             fault.span,
             fault.message,
             fault.help,
+            &mut self.columns,
         )
     }
 

@@ -190,7 +190,7 @@ pub(crate) fn split_token(tok: &str) -> Result<Token<'_>, Fault> {
         return Err(Fault::new(
             rule::TOKEN,
             0..tok.len(),
-            format!("`{tok}` is not a note token (no `@slot`)"),
+            format!("`{}` is not a note token (no `@slot`)", shorten(tok)),
         )
         .help(TOKEN_HELP));
     };
@@ -198,7 +198,7 @@ pub(crate) fn split_token(tok: &str) -> Result<Token<'_>, Fault> {
         return Err(Fault::new(
             rule::TOKEN,
             0..1,
-            format!("token `{tok}` has no pitch before `@`"),
+            format!("token `{}` has no pitch before `@`", shorten(tok)),
         )
         .help(TOKEN_HELP));
     }
@@ -299,7 +299,7 @@ fn unexpected(body: &str, at: usize, expected: &str) -> Fault {
     Fault::new(
         rule::TOKEN,
         span,
-        format!("expected {expected} in `{body}`, found {found}"),
+        format!("expected {expected} in `{}`, found {found}", shorten(body)),
     )
     .help(TOKEN_HELP)
 }

@@ -84,7 +84,9 @@
 //! (declared order, tokens in [`Voice::sort`](crate::Voice::sort) order, two
 //! spaces of indentation). Each bar's grid is the coarsest of
 //! [`WRITER_GRIDS`] that places every onset and duration starting in it
-//! exactly; the header grid is the most common bar grid (ties: the smaller).
+//! exactly, else (128th notes, quintuplets, septuplets) the coarsest grid up to
+//! [`MAX_GRID`] that does; the header grid is the most common bar grid among
+//! [`WRITER_GRIDS`] (ties: the smaller).
 //! Pitches are written with their spelling, or the sharp default. The title is
 //! not written. A score that cannot be written exactly is refused with a
 //! [`WriteError`] naming the event. The laws, checked by property tests:
@@ -100,6 +102,7 @@ mod reader;
 mod writer;
 
 pub use diagnostic::{Diagnostic, GrammarError, Severity, rule};
+pub(crate) use writer::voice_name_problem;
 pub use writer::{WRITER_GRIDS, WriteError, write};
 
 use crate::score::Score;
@@ -144,6 +147,24 @@ pub struct Parsed {
     pub score: Score,
     /// Warnings (lenient mode only; empty in strict mode).
     pub warnings: Vec<Diagnostic>,
+}
+
+/// One pitch name, as [`crate::Pitch::parse`] reads it: the grammar's own rule.
+pub(crate) fn parse_pitch_name(text: &str) -> Result<crate::Pitch, crate::score::PitchError> {
+    lexical::parse_pitch(text).map_err(|fault| {
+        let text = text.to_string();
+        if fault.rule == rule::PITCH_RANGE {
+            crate::score::PitchError::OutOfRange {
+                text,
+                message: fault.message,
+            }
+        } else {
+            crate::score::PitchError::Malformed {
+                text,
+                message: fault.message,
+            }
+        }
+    })
 }
 
 /// Reads grammar text into a [`Score`] (see the module docs for the grammar and

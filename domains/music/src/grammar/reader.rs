@@ -458,7 +458,7 @@ fn read_event(
                     Fault::new(
                         rule::PITCH,
                         0..1,
-                        format!("empty pitch in chord `{}`", token.pitches),
+                        format!("empty pitch in chord `{}`", shorten(token.pitches)),
                     )
                     .help(super::lexical::PITCH_HELP)
                 } else {
@@ -500,7 +500,7 @@ fn read_event(
         let fault = Fault::new(
             rule::DURATION_ZERO,
             span,
-            format!("`{tok}` lasts zero slots"),
+            format!("`{}` lasts zero slots", shorten(tok)),
         )
         .help(
             "a duration counts slots and is at least 1; silence is written by leaving slots empty",
@@ -513,7 +513,7 @@ fn read_event(
         let fault = Fault::new(
             rule::ONSET_RANGE,
             off..off + tok.len(),
-            format!("`{tok}` would start before the piece does"),
+            format!("`{}` would start before the piece does", shorten(tok)),
         );
         sink.warn(at, fault);
         return None;

@@ -8,15 +8,17 @@
 //! odd its numbers, makes the writer overflow or panic.
 
 use super::lexical::strip_comment;
-use super::{MAX_BAR, MAX_METER};
+use super::{MAX_BAR, MAX_GRID, MAX_METER};
 use crate::score::{Event, Meter, Pitch, Score, Time, Voice};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-/// Grids the writer chooses from, coarsest first: binary 4…64 and triplet 6, 12, 24,
+/// Grids the writer prefers, coarsest first: binary 4…64 and triplet 6, 12, 24,
 /// then the mixed grids 48 and 96 (`48t`, `96t`) for bars where triplets meet
 /// sixteenths or thirty-seconds in another voice (a Cantus extension of the
-/// original's set; only such polyrhythmic bars get them).
+/// original's set; only such polyrhythmic bars get them). A bar none of them
+/// holds (128th notes, quintuplets, septuplets) gets the coarsest grid that
+/// does, up to [`MAX_GRID`](super::MAX_GRID), as a `(grid:N)` override.
 pub const WRITER_GRIDS: [u32; 10] = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96];
 
 /// Why a score cannot be written as grammar text without losing something.
@@ -184,7 +186,7 @@ pub fn write(score: &Score) -> Result<String, WriteError> {
                     let e = &score.voices[v].events[*i];
                     let reason = if choose_grid(alone, meter).is_none() {
                         format!(
-                            "its onset or duration ({}) lies on none of the grids 4, 8, 16, 32, 64, 6t, 12t, 24t in {meter}",
+                            "its onset or duration ({}) lies on no grid of at most {MAX_GRID} slots per whole note in {meter}",
                             e.duration
                         )
                     } else {
@@ -207,30 +209,25 @@ pub fn write(score: &Score) -> Result<String, WriteError> {
         bars.push((bar, grid));
     }
 
-    // The header grid is the most common bar grid (ties: the smaller).
-    let mut counts = [0usize; WRITER_GRIDS.len()];
+    // The header grid is the most common bar grid (ties: the smaller); every bar
+    // grid fits the meter, so it does too.
+    let mut counts: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
     for (_, g) in &bars {
-        if let Some(k) = WRITER_GRIDS.iter().position(|c| c == g) {
-            counts[k] += 1;
-        }
+        *counts.entry(*g).or_default() += 1;
     }
-    let header_grid = if bars.is_empty() {
-        if grid_fits(16, meter) {
-            16
-        } else {
-            choose_grid(1, meter).ok_or_else(|| WriteError::Meter {
-                meter,
-                reason: "none of the grids 4…64, 6t…96t cuts its bar into whole slots".into(),
-            })?
-        }
-    } else {
-        let mut best = 0;
-        for k in 1..counts.len() {
-            if counts[k] > counts[best] {
-                best = k;
-            }
-        }
-        WRITER_GRIDS[best]
+    let most_common = counts
+        .iter()
+        .max_by_key(|&(g, n)| (*n, std::cmp::Reverse(*g)))
+        .map(|(g, _)| *g);
+    let header_grid = match most_common {
+        Some(g) => g,
+        None if grid_fits(16, meter) => 16,
+        None => choose_grid(1, meter).ok_or_else(|| WriteError::Meter {
+            meter,
+            reason: format!(
+                "no grid of at most {MAX_GRID} slots per whole note cuts its bar into whole slots"
+            ),
+        })?,
     };
 
     let mut out = String::with_capacity(64 + 16 * score.event_count());
@@ -302,11 +299,19 @@ fn grid_fits(grid: u32, meter: Meter) -> bool {
     (u64::from(grid) * u64::from(meter.num)) % u64::from(meter.den) == 0
 }
 
-/// The coarsest writer grid that is a multiple of `need` and fits the meter.
+/// The coarsest writer grid that is a multiple of `need` and fits the meter;
+/// failing those (128th notes, quintuplets, septuplets), the coarsest multiple
+/// of `need` that fits, up to the largest grid the reader reads.
 fn choose_grid(need: i128, meter: Meter) -> Option<u32> {
     WRITER_GRIDS
         .into_iter()
         .find(|&g| i128::from(g) % need == 0 && grid_fits(g, meter))
+        .or_else(|| {
+            let need = u32::try_from(need).ok().filter(|n| *n <= MAX_GRID)?;
+            (1..=MAX_GRID / need)
+                .map(|k| k * need)
+                .find(|&g| grid_fits(g, meter))
+        })
 }
 
 fn is_triplet(grid: u32) -> bool {
@@ -336,32 +341,36 @@ fn check_meter(meter: Meter) -> Result<(), WriteError> {
 
 fn check_voice_names(voices: &[Voice]) -> Result<(), WriteError> {
     for (i, v) in voices.iter().enumerate() {
-        let name = v.name.as_str();
-        let reason = if name.is_empty() {
-            Some("it is empty")
-        } else if name.trim() != name {
-            Some("it begins or ends with whitespace")
-        } else if name.contains([',', ':']) {
-            Some("it contains `,` or `:`")
-        } else if name.starts_with('@') {
-            Some("it starts with `@`, which marks bar lines")
-        } else if name.chars().any(char::is_control) {
-            Some("it contains a control character")
-        } else if strip_comment(name) != name {
-            Some("a `%` at its start or after a space would begin a comment")
-        } else if voices[..i].iter().any(|w| w.name == name) {
-            Some("another voice has the same name")
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
+        if let Some(reason) = voice_name_problem(&v.name, &voices[..i]) {
             return Err(WriteError::VoiceName {
-                name: name.to_string(),
+                name: v.name.clone(),
                 reason: reason.into(),
             });
         }
     }
     Ok(())
+}
+
+/// Why the grammar cannot carry `name` after the voices `earlier`, if it cannot:
+/// the rules of the reader's VOICES line, plus what would break the line itself.
+pub(crate) fn voice_name_problem(name: &str, earlier: &[Voice]) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("it is empty")
+    } else if name.trim() != name {
+        Some("it begins or ends with whitespace")
+    } else if name.contains([',', ':']) {
+        Some("it contains `,` or `:`")
+    } else if name.starts_with('@') {
+        Some("it starts with `@`, which marks bar lines")
+    } else if name.chars().any(char::is_control) {
+        Some("it contains a control character or a line break")
+    } else if strip_comment(name) != name {
+        Some("a `%` at its start or after a space would begin a comment")
+    } else if earlier.iter().any(|w| w.name == name) {
+        Some("another voice has the same name")
+    } else {
+        None
+    }
 }
 
 /// Why an event's pitches cannot be written, if they cannot.

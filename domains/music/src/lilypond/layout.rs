@@ -7,34 +7,52 @@
 //! whole number of 128th notes.
 
 use super::LilypondError;
+use super::marks::Decoration;
 use super::notation::{absolute_pitch, bar_duration, decompose};
-use crate::score::{Event, Pitch, Time};
+use crate::score::{Pitch, Time};
 use std::collections::BTreeMap;
 
-/// One LilyPond voice: events that never overlap, in time order.
-pub(super) type Line = Vec<(Time, Time, Vec<Pitch>)>;
+/// One chord of a line: what sounds (or, for a ghost, would have sounded) and how
+/// it is drawn.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Chord {
+    pub onset: Time,
+    pub duration: Time,
+    pub pitches: Vec<Pitch>,
+    pub decoration: Decoration,
+}
 
-/// Splits a voice's events into as few non-overlapping lines as possible. Events
-/// sharing onset and duration are one chord; otherwise the first line free at an
-/// event's onset takes it (optimal for intervals taken in onset order).
-pub(super) fn split_into_lines(events: &[Event]) -> Vec<Line> {
-    let mut chords: BTreeMap<(Time, Time), Vec<Pitch>> = BTreeMap::new();
-    for e in events {
-        chords
-            .entry((e.onset, e.duration))
-            .or_default()
-            .extend(e.pitches.iter().copied());
+/// One LilyPond voice: chords that never overlap, in time order.
+pub(super) type Line = Vec<Chord>;
+
+/// Splits a voice's chords into as few non-overlapping lines as possible. Chords
+/// sharing onset, duration and kind (sounding or ghost) are one chord, their
+/// decorations merged; otherwise the first line free at a chord's onset takes it
+/// (optimal for intervals taken in onset order).
+pub(super) fn split_into_lines(chords: Vec<Chord>) -> Vec<Line> {
+    let mut merged: BTreeMap<(Time, Time, bool), Chord> = BTreeMap::new();
+    for chord in chords {
+        let key = (chord.onset, chord.duration, chord.decoration.ghost);
+        match merged.get_mut(&key) {
+            Some(existing) => {
+                existing.pitches.extend(chord.pitches);
+                existing.decoration.merge(chord.decoration);
+            }
+            None => {
+                merged.insert(key, chord);
+            }
+        }
     }
     let mut lines: Vec<Line> = Vec::new();
-    for ((onset, duration), mut pitches) in chords {
-        pitches.sort_by_key(|p| p.midi);
-        pitches.dedup_by_key(|p| p.midi);
-        match lines
-            .iter_mut()
-            .find(|line| line.last().is_none_or(|(o, d, _)| *o + *d <= onset))
-        {
-            Some(line) => line.push((onset, duration, pitches)),
-            None => lines.push(vec![(onset, duration, pitches)]),
+    for (_, mut chord) in merged {
+        chord.pitches.sort_by_key(|p| p.midi);
+        chord.pitches.dedup_by_key(|p| p.midi);
+        match lines.iter_mut().find(|line| {
+            line.last()
+                .is_none_or(|c| c.onset + c.duration <= chord.onset)
+        }) {
+            Some(line) => line.push(chord),
+            None => lines.push(vec![chord]),
         }
     }
     lines
@@ -43,18 +61,20 @@ pub(super) fn split_into_lines(events: &[Event]) -> Vec<Line> {
 /// What a stretch of a line holds.
 #[derive(Clone, Copy)]
 enum Content<'a> {
-    Chord(&'a [Pitch]),
+    Chord(&'a Chord),
     Rest,
 }
 
 /// A stretch of one bar, in quarters from the bar's start; `tie` when its chord
-/// goes on after `end`.
+/// goes on after `end`; `first` when it begins its chord (the piece that carries
+/// the chord's texts).
 #[derive(Clone, Copy)]
 struct Piece<'a> {
     start: Time,
     end: Time,
     content: Content<'a>,
     tie: bool,
+    first: bool,
 }
 
 /// How a line writes its silences.
@@ -97,25 +117,26 @@ pub(super) fn layout_line(
     for index in 0..bars {
         let bar_start = bar * Time::from_integer(i64::from(index));
         let bar_end = bar_start + bar;
-        while next < line.len() && line[next].0 + line[next].1 <= bar_start {
+        while next < line.len() && line[next].onset + line[next].duration <= bar_start {
             next += 1;
         }
         let mut pieces = Vec::new();
         let mut cursor = bar_start;
-        for (onset, duration, pitches) in line[next..].iter() {
-            if *onset >= bar_end {
+        for chord in line[next..].iter() {
+            if chord.onset >= bar_end {
                 break;
             }
-            let start = (*onset).max(bar_start);
-            let end = (*onset + *duration).min(bar_end);
+            let start = chord.onset.max(bar_start);
+            let end = (chord.onset + chord.duration).min(bar_end);
             if start > cursor {
                 pieces.push(rest(cursor - bar_start, start - bar_start));
             }
             pieces.push(Piece {
                 start: start - bar_start,
                 end: end - bar_start,
-                content: Content::Chord(pitches),
-                tie: *onset + *duration > bar_end,
+                content: Content::Chord(chord),
+                tie: chord.onset + chord.duration > bar_end,
+                first: start == chord.onset,
             });
             cursor = end;
         }
@@ -137,6 +158,7 @@ fn rest<'a>(start: Time, end: Time) -> Piece<'a> {
         end,
         content: Content::Rest,
         tie: false,
+        first: false,
     }
 }
 
@@ -212,18 +234,25 @@ fn bar_music(
     let mut cut = Vec::with_capacity(pieces.len());
     for piece in pieces {
         let mut start = piece.start;
+        let mut first = piece.first;
         for &edge in windows.iter().flat_map(|(a, b)| [a, b]) {
             if start < edge && edge < piece.end {
                 cut.push(Piece {
                     start,
                     end: edge,
                     tie: matches!(piece.content, Content::Chord(_)),
+                    first,
                     ..*piece
                 });
                 start = edge;
+                first = false;
             }
         }
-        cut.push(Piece { start, ..*piece });
+        cut.push(Piece {
+            start,
+            first,
+            ..*piece
+        });
     }
 
     let mut tokens: Vec<String> = Vec::new();
@@ -246,14 +275,26 @@ fn bar_music(
                 "a written length of {written} quarters is not a whole number of 128th notes"
             ),
         })?;
-        let body = match piece.content {
-            Content::Rest => silence.within_bar().to_string(),
-            Content::Chord(pitches) => chord(pitches, voice, bar_start + piece.start)?,
-        };
         let last = values.len().saturating_sub(1);
-        for (i, value) in values.into_iter().enumerate() {
-            let tie = matches!(piece.content, Content::Chord(_)) && (i < last || piece.tie);
-            tokens.push(format!("{body}{value}{}", if tie { "~" } else { "" }));
+        match piece.content {
+            Content::Rest => {
+                let body = silence.within_bar();
+                tokens.extend(values.into_iter().map(|value| format!("{body}{value}")));
+            }
+            Content::Chord(c) => {
+                let body = chord(&c.pitches, voice, bar_start + piece.start)?;
+                for (i, value) in values.into_iter().enumerate() {
+                    let tie = if i < last || piece.tie { "~" } else { "" };
+                    let d = &c.decoration;
+                    let texts = if piece.first && i == 0 {
+                        d.texts()
+                    } else {
+                        String::new()
+                    };
+                    let style = d.style(piece.first && i == 0);
+                    tokens.push(format!("{style}{body}{value}{texts}{tie}"));
+                }
+            }
         }
         if window.is_some_and(|&(_, b)| b == piece.end) {
             tokens.push("}".into());

@@ -18,21 +18,52 @@
 //!   the overlaps need; the first shows the rests, further ones only their notes
 //!   (their silences are invisible spacers, so rests never pile up).
 //!
+//! * [`write_annotated`] also draws [`Annotations`]: row labels, order positions,
+//!   note-head colours, ghost notes and remarks (see `marks.rs`).
+//! * A score without a key gets no `\key` at all: no signature, and nothing
+//!   claims C major.
+//!
+//! # Limits
+//!
+//! Output grows with bars × LilyPond voices, so the writer refuses, before it
+//! lays anything out, a score of more than [`MAX_BARS`] bars (the MusicXML
+//! writer's limit), more than [`MAX_BAR_LINES`] bars summed over all LilyPond
+//! voices, a meter numerator above [`crate::grammar::MAX_METER`], and any time
+//! off the grid of 1/96 quarter notes (binary values down to the 128th and their
+//! triplets): nothing else can be written, and the check keeps all later
+//! arithmetic small.
+//!
 //! Not written: spellings other than those given (unspelled pitches use
 //! [`Pitch::spelling_or_default`](crate::score::Pitch::spelling_or_default)),
 //! tags, tuplets other than triplets.
 
 mod layout;
+mod marks;
 mod notation;
 
+pub use marks::{colour_rgb, mark_target};
+
+use crate::annotation::Annotations;
 use crate::score::{Score, Time, Voice};
-use layout::{Silence, layout_line, split_into_lines};
+use layout::{Chord, Silence, layout_line, split_into_lines};
+use marks::{definitions, voice_chords};
 use notation::{clef, key_command, string_literal};
+use num_traits::CheckedAdd;
 use std::fmt::Write as _;
 use thiserror::Error;
 
 /// The LilyPond version the output declares.
 pub const LILYPOND_VERSION: &str = "2.24.0";
+
+/// Most bars the writer lays out (as the MusicXML writer).
+pub const MAX_BARS: u32 = 100_000;
+
+/// Most bars summed over every LilyPond voice of the file (a staff with
+/// overlapping events has several), which bounds the output's size.
+pub const MAX_BAR_LINES: u64 = 1_000_000;
+
+/// Ticks per quarter note of the grid every written time lies on: 2^5 · 3.
+const GRID: i64 = 96;
 
 /// Why a score cannot be written as LilyPond.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -59,48 +90,126 @@ pub enum LilypondError {
         /// Why.
         reason: String,
     },
+    /// A mark that cannot be drawn (a ghost off the grid, a mark on a voice with
+    /// no notes).
+    #[error("voice {voice:?}, mark at onset {at}: {reason}")]
+    Annotation {
+        /// Voice name (or `voice N` for an index the score does not have).
+        voice: String,
+        /// Onset the mark is anchored at, in quarter notes.
+        at: Time,
+        /// Why.
+        reason: String,
+    },
+    /// The score is larger than the writer's limits (see the module docs).
+    #[error("{0}")]
+    TooLarge(String),
     /// Score-level data LilyPond output cannot hold.
     #[error("cannot write as LilyPond: {0}")]
     Score(String),
 }
 
+/// What [`write_annotated`] adds besides the marks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Give the first note head of every event (and ghost) SVG attributes:
+    /// `class="cantus-event"` (`cantus-ghost`), `data-voice` (index) and
+    /// `data-onset` (quarter notes, as `"7/2"`), so a page showing LilyPond's SVG
+    /// can find the note of a violation or a trace event.
+    pub event_ids: bool,
+}
+
 /// Writes `score` as a LilyPond 2.24 source file (see the module docs for the
 /// layout). Errors name the voice and time of anything that cannot be notated.
 pub fn write(score: &Score) -> Result<String, LilypondError> {
+    write_annotated(score, &Annotations::new(), &Options::default())
+}
+
+/// Writes `score` with `annotations` drawn on it (see `marks.rs` for how each
+/// kind of mark looks). Marks of a voice index the score does not have are an
+/// error, as is a mark on a voice with no notes.
+pub fn write_annotated(
+    score: &Score,
+    annotations: &Annotations,
+    options: &Options,
+) -> Result<String, LilypondError> {
     let meter = score.meter;
-    if meter.num == 0 || !meter.den.is_power_of_two() || meter.den > 128 {
+    if meter.num == 0
+        || meter.num > crate::grammar::MAX_METER
+        || !meter.den.is_power_of_two()
+        || meter.den > 128
+    {
         return Err(LilypondError::Score(format!(
-            "meter {meter}: needs a positive numerator and a power-of-two denominator up to 128"
+            "meter {meter}: needs a numerator in 1..={} and a power-of-two denominator up to 128",
+            crate::grammar::MAX_METER
         )));
     }
-    let key = key_command(score.key)
-        .ok_or_else(|| LilypondError::Score("key tonic beyond double sharps or flats".into()))?;
+    let mut end_ticks = 0i128;
     for voice in &score.voices {
-        check_events(voice)?;
+        end_ticks = end_ticks.max(check_events(voice)?);
+    }
+    if let Some(mark) = annotations
+        .marks
+        .iter()
+        .find(|m| m.at.voice >= score.voices.len())
+    {
+        return Err(LilypondError::Annotation {
+            voice: format!("voice {}", mark.at.voice + 1),
+            at: mark.at.onset,
+            reason: format!("the score has {} voices", score.voices.len()),
+        });
     }
     let bar = score.bar_length();
-    let bars = score.bar_count().max(1);
+    let bars = bar_count(score, bar, end_ticks)?;
+    let end = bar * Time::from_integer(i64::from(bars));
+
+    let mut staves = Vec::with_capacity(score.voices.len());
+    let mut bar_lines = 0u64;
+    for (index, voice) in score.voices.iter().enumerate() {
+        let chords = voice_chords(voice, index, annotations, options.event_ids, end)?;
+        let lines = split_into_lines(chords);
+        bar_lines += lines.len().max(1) as u64 * u64::from(bars);
+        if bar_lines > MAX_BAR_LINES {
+            return Err(LilypondError::TooLarge(format!(
+                "{bars} bars in at least {} LilyPond voices exceed {MAX_BAR_LINES} bars in all \
+                 (voice {:?} alone needs {} voices for its overlapping notes)",
+                index + 1,
+                voice.name,
+                lines.len()
+            )));
+        }
+        staves.push(lines);
+    }
 
     let mut out = String::new();
     let _ = writeln!(out, "\\version \"{LILYPOND_VERSION}\"\n");
+    let all: Vec<Chord> = staves.iter().flatten().flatten().cloned().collect();
+    out.push_str(&definitions(&all));
     out.push_str("\\header {\n");
     if let Some(title) = &score.title {
         let _ = writeln!(out, "  title = {}", string_literal(title));
     }
     out.push_str("  tagline = ##f\n}\n\n\\score {\n  <<\n");
-    for (index, voice) in score.voices.iter().enumerate() {
+    let key = score
+        .key
+        .map(|key| {
+            key_command(key).ok_or_else(|| {
+                LilypondError::Score("key tonic beyond double sharps or flats".into())
+            })
+        })
+        .transpose()?;
+    for (index, (voice, lines)) in score.voices.iter().zip(&staves).enumerate() {
         let mut staff = Vec::new();
         let pitches = voice
             .events
             .iter()
             .flat_map(|e| e.pitches.iter().map(|p| p.midi));
         staff.push(format!("\\clef \"{}\"", clef(pitches)));
-        staff.push(key.clone());
+        staff.extend(key.clone());
         staff.push(format!("\\time {}/{}", meter.num, meter.den));
         if let (0, Some(bpm)) = (index, score.tempo) {
             staff.push(format!("\\tempo 4 = {}", display_bpm(bpm)));
         }
-        let lines = split_into_lines(&voice.events);
         let mut laid_out = Vec::with_capacity(lines.len().max(1));
         if lines.is_empty() {
             laid_out.push(layout_line(
@@ -125,35 +234,81 @@ pub fn write(score: &Score) -> Result<String, LilypondError> {
     Ok(out)
 }
 
-/// Refuses events no notation can hold, before any layout.
-fn check_events(voice: &Voice) -> Result<(), LilypondError> {
+/// `t` in ticks of the 1/96-quarter grid, if it is on it and not negative.
+pub(crate) fn grid_ticks(t: Time) -> Option<i128> {
+    let (n, d) = (i128::from(*t.numer()), i128::from(*t.denom()));
+    (n >= 0 && d > 0 && i128::from(GRID) % d == 0).then(|| n * (i128::from(GRID) / d))
+}
+
+/// Refuses events no notation can hold, before any layout; returns the end of
+/// the voice's last note in grid ticks.
+fn check_events(voice: &Voice) -> Result<i128, LilypondError> {
     let zero = Time::from_integer(0);
+    let mut end = 0i128;
     for event in &voice.events {
-        let problem = if event.onset < zero {
-            Some("negative onset".to_string())
-        } else if event.duration <= zero {
-            Some(format!("duration {} is not positive", event.duration))
-        } else if event.pitches.is_empty() {
-            Some("event has no pitches".to_string())
-        } else {
-            None
+        let unwritable = |reason: String| LilypondError::Unwritable {
+            voice: voice.name.clone(),
+            at: event.onset,
+            reason,
         };
-        if let Some(reason) = problem {
-            return Err(LilypondError::Unwritable {
-                voice: voice.name.clone(),
-                at: event.onset,
-                reason,
-            });
+        if event.onset < zero {
+            return Err(unwritable("negative onset".into()));
         }
+        if event.duration <= zero {
+            return Err(unwritable(format!(
+                "duration {} is not positive",
+                event.duration
+            )));
+        }
+        if event.pitches.is_empty() {
+            return Err(unwritable("event has no pitches".into()));
+        }
+        if let Some(p) = event.pitches.iter().find(|p| p.midi > 127) {
+            return Err(unwritable(format!("MIDI pitch {} is above 127", p.midi)));
+        }
+        let off_grid = |at: Time| LilypondError::NotNotatable {
+            voice: voice.name.clone(),
+            at,
+            reason: "only binary values down to the 128th note and their triplets (3 in the \
+                     time of 2) can be written"
+                .into(),
+        };
+        let onset = grid_ticks(event.onset).ok_or_else(|| off_grid(event.onset))?;
+        let duration = grid_ticks(event.duration).ok_or_else(|| {
+            off_grid(
+                event
+                    .onset
+                    .checked_add(&event.duration)
+                    .unwrap_or(event.onset),
+            )
+        })?;
+        end = end.max(onset.saturating_add(duration));
     }
-    Ok(())
+    Ok(end)
+}
+
+/// Bars written: the declared count or enough for every note, at least one, at
+/// most [`MAX_BARS`]. Counted in grid ticks, so no time can overflow.
+fn bar_count(score: &Score, bar: Time, end_ticks: i128) -> Result<u32, LilypondError> {
+    // The meter was checked: a bar is a whole number of ticks (384·num/den, den ≤ 128).
+    let bar_ticks = grid_ticks(bar).filter(|t| *t > 0).ok_or_else(|| {
+        LilypondError::Score(format!("meter {}: a bar off the grid", score.meter))
+    })?;
+    let needed = (end_ticks + bar_ticks - 1) / bar_ticks;
+    let bars = needed.max(i128::from(score.bars.unwrap_or(0))).max(1);
+    if bars > i128::from(MAX_BARS) {
+        return Err(LilypondError::TooLarge(format!(
+            "the score spans {bars} bars; at most {MAX_BARS} are written"
+        )));
+    }
+    Ok(u32::try_from(bars).unwrap_or(MAX_BARS))
 }
 
 /// Whole beats per minute for the `\tempo` mark (halves round up; at least 1).
-fn display_bpm(bpm: Time) -> i64 {
-    (bpm + Time::new(1, 2)).floor().to_integer().max(1)
+fn display_bpm(bpm: Time) -> i128 {
+    let (n, d) = (i128::from(*bpm.numer()), i128::from(*bpm.denom()));
+    ((2 * n + d).div_euclid(2 * d)).max(1)
 }
-
 /// One staff: settings, then either one line of bars or a `<< { } \\ { } >>`.
 fn write_staff(out: &mut String, name: &str, settings: &[String], lines: &[Vec<String>]) {
     let _ = writeln!(

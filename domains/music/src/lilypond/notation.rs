@@ -111,11 +111,8 @@ pub(super) fn absolute_pitch(pitch: Pitch) -> Result<String, String> {
     ))
 }
 
-/// `\key fis \minor`; `\key c \major` when the score has no key.
-pub(super) fn key_command(key: Option<Key>) -> Option<String> {
-    let Some(key) = key else {
-        return Some("\\key c \\major".into());
-    };
+/// `\key fis \minor`. `None` beyond double sharps and flats.
+pub(super) fn key_command(key: Key) -> Option<String> {
     let mode = match key.mode {
         Mode::Major => "\\major",
         Mode::Minor => "\\minor",
@@ -232,17 +229,10 @@ mod tests {
         assert_eq!(clef([55, 57].into_iter()), "treble_8");
         assert_eq!(clef([40, 52].into_iter()), "bass");
         assert_eq!(clef(std::iter::empty()), "treble");
-        assert_eq!(key_command(None).as_deref(), Some("\\key c \\major"));
         let fis_minor = Key::from_fifths(3, Mode::Minor);
-        assert_eq!(
-            key_command(Some(fis_minor)).as_deref(),
-            Some("\\key fis \\minor")
-        );
+        assert_eq!(key_command(fis_minor).as_deref(), Some("\\key fis \\minor"));
         let es_major = Key::from_fifths(-3, Mode::Major);
-        assert_eq!(
-            key_command(Some(es_major)).as_deref(),
-            Some("\\key es \\major")
-        );
+        assert_eq!(key_command(es_major).as_deref(), Some("\\key es \\major"));
         assert_eq!(string_literal("A \"B\"\\\n"), "\"A \\\"B\\\"\\\\ \"");
     }
 }

@@ -12,15 +12,18 @@
 //!
 //! * [`write()`]: format 1, conductor track first, one track (and channel) per voice.
 //!   See [`write()`] for tempo, channels and same-pitch overlaps.
-//! * [`read`] / [`read_with_warnings`]: formats 0 and 1; voices by track, and by
-//!   channel within a track that uses several.
+//! * [`read`] / [`read_with_warnings`] / [`read_with`]: formats 0 and 1; voices by
+//!   track, and by channel within a track that uses several. The byte structure
+//!   (chunk lengths, event lengths, track count) is checked first: a damaged file
+//!   is refused naming the chunk, the length it declares and where the file
+//!   ends, or, when lenient, read as far as it goes with a warning per fault.
 
+mod check;
 mod read;
 mod tempo;
 mod write;
 
-pub use read::{MidiWarning, read, read_with_warnings};
-pub use tempo::{MAX_TEMPO_DENOMINATOR, bpm_from_micros, micros_per_quarter};
+pub use read::{MidiWarning, read, read_with, read_with_warnings};
 pub use write::write;
 
 use crate::score::Time;
@@ -43,6 +46,33 @@ pub enum MidiError {
     /// The bytes are not a Standard MIDI File midly can parse.
     #[error("not a readable Standard MIDI File: {0}")]
     Malformed(String),
+    /// A header field is missing or impossible.
+    #[error("invalid MIDI header: field `{field}` at byte {offset}: {what}")]
+    Header {
+        /// The field: `chunk type`, `header length`, `format`, `ntrks`.
+        field: &'static str,
+        /// Byte offset of the field in the file.
+        offset: usize,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// A chunk declares more bytes than the file holds.
+    #[error(
+        "damaged MIDI file: {chunk} declares {declared} bytes, but the file ends at byte {file_end} ({present} bytes present); read it with --lenient to keep what is there"
+    )]
+    Truncated {
+        /// Which chunk, and the byte offset where it starts.
+        chunk: String,
+        /// Its declared length.
+        declared: u64,
+        /// The bytes of it the file holds.
+        present: usize,
+        /// The length of the file.
+        file_end: usize,
+    },
+    /// An event or chunk runs past the end of its track or of the file.
+    #[error("damaged MIDI file: {0}; read it with --lenient to keep what is there")]
+    Damaged(String),
     /// The file counts time in SMPTE frames, not ticks per quarter note.
     #[error(
         "unsupported timing: SMPTE timecode ({fps} frames/s, {subframes} ticks/frame); only metrical (ticks per quarter note) files can be read"

@@ -9,7 +9,7 @@
 
 use super::MidiError;
 use super::tempo::bpm_from_micros;
-use crate::score::{Event, Key, Meter, Mode, Pitch, Score, Time, Voice};
+use crate::score::{Event, Key, Meter, Mode, Pitch, Score, Time, Voice, unique_name};
 use midly::{Format, MetaMessage, MidiMessage, Smf, Timing, TrackEvent, TrackEventKind};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fmt;
@@ -71,6 +71,12 @@ pub enum MidiWarning {
         /// `"tempo"`, `"time signature"` or `"key signature"`.
         what: &'static str,
     },
+    /// The file's byte structure is damaged (lenient reading only, or harmless
+    /// oddities such as a missing End of Track): what and where.
+    Damaged {
+        /// The fault, naming the chunk and byte offsets.
+        what: String,
+    },
 }
 
 impl fmt::Display for MidiWarning {
@@ -112,6 +118,7 @@ impl fmt::Display for MidiWarning {
                 f,
                 "track {track}, tick {tick}: {what} change ignored (a score has one {what})"
             ),
+            MidiWarning::Damaged { what } => write!(f, "damaged file: {what}; read what is there"),
         }
     }
 }
@@ -142,6 +149,14 @@ pub fn read(bytes: &[u8]) -> Result<Score, MidiError> {
 ///   conductor track of format 1). MIDI carries no spellings, tags or bar count:
 ///   pitches are unspelled, tags and `bars` are `None`.
 pub fn read_with_warnings(bytes: &[u8]) -> Result<(Score, Vec<MidiWarning>), MidiError> {
+    read_with(bytes, false)
+}
+
+/// [`read_with_warnings`], and with `lenient` a damaged file (a chunk or event
+/// longer than the data, a wrong track count) is read as far as it goes, each
+/// fault a [`MidiWarning::Damaged`], instead of refused.
+pub fn read_with(bytes: &[u8], lenient: bool) -> Result<(Score, Vec<MidiWarning>), MidiError> {
+    let mut warnings = super::check::check(bytes, lenient)?;
     let smf = Smf::parse(bytes).map_err(|e| MidiError::Malformed(e.to_string()))?;
     let ppq = match smf.header.timing {
         Timing::Metrical(ppq) => ppq.as_int(),
@@ -160,7 +175,6 @@ pub fn read_with_warnings(bytes: &[u8]) -> Result<(Score, Vec<MidiWarning>), Mid
     }
     let ppq = i64::from(ppq);
 
-    let mut warnings = Vec::new();
     let mut metas = Metas::default();
     let mut title = None;
     let mut voices: Vec<Voice> = Vec::new();
@@ -411,18 +425,6 @@ fn close(
             tick: on,
         });
     }
-}
-
-/// `name`, or `name #2`, `name #3`, … whichever is still free.
-fn unique_name(name: String, used: &mut HashSet<String>) -> String {
-    let mut candidate = name.clone();
-    let mut n = 2u64;
-    while used.contains(&candidate) {
-        candidate = format!("{name} #{n}");
-        n += 1;
-    }
-    used.insert(candidate.clone());
-    candidate
 }
 
 /// Groups one voice's notes into chord events of exact time.

@@ -18,14 +18,14 @@ const MICROS_PER_MINUTE: i128 = 60_000_000;
 pub(crate) const MAX_MICROS: u32 = 0x00FF_FFFF;
 
 /// Denominators tried when turning microseconds back into beats per minute.
-pub const MAX_TEMPO_DENOMINATOR: i64 = 100;
+pub(crate) const MAX_TEMPO_DENOMINATOR: i64 = 100;
 
 /// Microseconds per quarter note for an exact tempo in quarter-note beats per
 /// minute, rounded to the nearest microsecond (halves up).
 ///
 /// Errors when the tempo is not positive or is too slow for MIDI's 24-bit field
 /// (below about 3.58 bpm).
-pub fn micros_per_quarter(bpm: Time) -> Result<u32, MidiError> {
+pub(crate) fn micros_per_quarter(bpm: Time) -> Result<u32, MidiError> {
     let (n, d) = (i128::from(*bpm.numer()), i128::from(*bpm.denom()));
     // A Ratio keeps its denominator positive; guard anyway so odd values cannot divide by 0.
     if n <= 0 || d <= 0 {
@@ -46,7 +46,7 @@ pub fn micros_per_quarter(bpm: Time) -> Result<u32, MidiError> {
 /// `micros`: the fraction with the smallest denominator up to
 /// [`MAX_TEMPO_DENOMINATOR`], else exactly `60 000 000 / micros`.
 /// `None` for 0 µs (no finite tempo).
-pub fn bpm_from_micros(micros: u32) -> Option<Time> {
+pub(crate) fn bpm_from_micros(micros: u32) -> Option<Time> {
     if micros == 0 {
         return None;
     }

@@ -32,7 +32,7 @@ const THIRTY_SECONDS_PER_QUARTER: u8 = 8;
 ///   no tempo event is written: MIDI players then use the standard default of
 ///   120 bpm, and [`read`](super::read) gives back `tempo: None`. A tempo that is
 ///   not a whole number of µs per quarter is rounded to the nearest µs (see
-///   [`micros_per_quarter`]).
+///   the tempo module).
 /// * Then one track per voice, named after the voice, on its own channel
 ///   (0, 1, …, 8, 10, …, 15, skipping the drum channel 9; the 16th voice wraps
 ///   to channel 0 on its own track). Every pitch of every event sounds from onset

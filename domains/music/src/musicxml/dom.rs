@@ -38,6 +38,7 @@ pub(crate) struct Doc<'s> {
 impl<'s> Doc<'s> {
     /// Parses `source` into a tree, or reports the first XML error with its position.
     pub fn parse(source: &'s str) -> Result<Doc<'s>, MusicXmlError> {
+        check_chars(source)?;
         let mut reader = Reader::from_str(source);
         let mut nodes: Vec<Node> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
@@ -76,6 +77,14 @@ impl<'s> Doc<'s> {
                 }
                 Event::GeneralRef(reference) => {
                     let resolved = match reference.resolve_char_ref() {
+                        Ok(Some(c)) if !is_xml_char(c) => {
+                            let msg = format!(
+                                "character reference &{}; names U+{:04X}, which XML 1.0 does not allow",
+                                &*reference,
+                                u32::from(c)
+                            );
+                            return Err(xml_error(source, before, msg));
+                        }
                         Ok(Some(c)) => c.to_string(),
                         Ok(None) => match resolve_predefined_entity(&reference) {
                             Some(s) => s.to_string(),
@@ -92,7 +101,11 @@ impl<'s> Doc<'s> {
                     continue;
                 }
                 Event::Eof => break,
-                Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => continue,
+                Event::Decl(decl) => {
+                    check_encoding(source, &decl, before)?;
+                    continue;
+                }
+                Event::Comment(_) | Event::PI(_) | Event::DocType(_) => continue,
             };
             let node = element_node(source, &start, before)?;
             let idx = nodes.len();
@@ -202,9 +215,79 @@ impl<'s> Doc<'s> {
     }
 }
 
+/// Whether XML 1.0 allows `c` in a document: tab, line feed, carriage return,
+/// and everything from U+0020 except U+FFFE and U+FFFF (Rust strings hold no
+/// surrogates). Writers check text with it too.
+pub(crate) fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
+}
+
+/// Refuses a document holding a character XML does not allow (a NUL byte
+/// between elements, say), at its line and column.
+fn check_chars(source: &str) -> Result<(), MusicXmlError> {
+    let bad = source
+        .bytes()
+        .position(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'));
+    let bad = bad.or_else(|| {
+        source
+            .char_indices()
+            .find(|(_, c)| matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+            .map(|(i, _)| i)
+    });
+    match bad {
+        None => Ok(()),
+        Some(at) => {
+            let c = source[at..].chars().next().unwrap_or('\0');
+            let msg = format!(
+                "character U+{:04X} (at byte offset {at}) is not allowed in XML",
+                u32::from(c)
+            );
+            Err(xml_error(source, at, msg))
+        }
+    }
+}
+
+/// Refuses an XML declaration naming an encoding the (UTF-8) text is not in.
+/// ASCII-compatible single-byte encodings are accepted for pure-ASCII text,
+/// where they read the same.
+fn check_encoding(
+    source: &str,
+    decl: &quick_xml::events::BytesDecl<'_>,
+    pos: usize,
+) -> Result<(), MusicXmlError> {
+    let Some(encoding) = decl.encoding() else {
+        return Ok(());
+    };
+    let encoding = encoding
+        .map(|e| e.trim().to_ascii_lowercase())
+        .map_err(|e| xml_error(source, pos, format!("in the XML declaration: {e}")))?;
+    let single_byte = [
+        "us-ascii",
+        "ascii",
+        "iso-8859-",
+        "latin",
+        "windows-125",
+        "cp125",
+    ];
+    let ok = matches!(encoding.as_str(), "utf-8" | "utf8")
+        || (source.is_ascii() && single_byte.iter().any(|p| encoding.starts_with(p)));
+    if ok {
+        return Ok(());
+    }
+    Err(xml_error(
+        source,
+        pos,
+        format!(
+            "the XML declaration says encoding=\"{encoding}\", but the file is read as UTF-8 \
+             (re-save it as UTF-8 and fix the declaration)"
+        ),
+    ))
+}
+
 /// Builds the node for a start (or empty) tag found at byte `pos`.
 fn element_node(source: &str, start: &BytesStart<'_>, pos: usize) -> Result<Node, MusicXmlError> {
-    let name = start.name().as_ref().to_string();
+    // Local names: a namespace prefix (`mei:note`) does not change what an element is.
+    let name = start.local_name().as_ref().to_string();
     let mut attrs = Vec::new();
     for attr in start.attributes() {
         let attr = attr.map_err(|e| xml_error(source, pos, format!("in <{name}>: {e}")))?;

@@ -15,6 +15,9 @@ use num_traits::Zero;
 
 /// Most measures the writer will lay out (a guard against absurd onsets).
 const MAX_MEASURES: u32 = 100_000;
+/// Most layers × measures one voice is laid out over: each costs a walk, so a
+/// voice of 10^5 simultaneous notes and 10^5 measures is refused, not ground through.
+const MAX_LAYER_MEASURES: u64 = 4_000_000;
 
 /// One item of a measure, in writing order.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,8 +100,21 @@ pub(crate) fn measure_count(score: &Score) -> Result<u32, MusicXmlError> {
 }
 
 /// Lays out one voice over `measures` bars of `bar` quarter notes.
-pub(crate) fn lay_out_voice(voice: &Voice, bar: Time, measures: u32) -> PartLayout<'_> {
+pub(crate) fn lay_out_voice(
+    voice: &Voice,
+    bar: Time,
+    measures: u32,
+) -> Result<PartLayout<'_>, MusicXmlError> {
     let layers = layers(&voice.events);
+    let cells = layers.len() as u64 * u64::from(measures);
+    if cells > MAX_LAYER_MEASURES {
+        return Err(MusicXmlError::Unwritable(format!(
+            "voice {:?} needs {} layers (notes sounding at once) over {measures} measures; \
+             at most {MAX_LAYER_MEASURES} layer-measures are written",
+            voice.name,
+            layers.len()
+        )));
+    }
     let mut next = vec![0usize; layers.len()];
     let mut out = Vec::with_capacity(measures as usize);
     for m in 0..measures {
@@ -143,23 +159,38 @@ pub(crate) fn lay_out_voice(voice: &Voice, bar: Time, measures: u32) -> PartLayo
         }
         out.push(items);
     }
-    PartLayout { measures: out }
+    Ok(PartLayout { measures: out })
 }
 
 /// Greedy interval colouring: each event goes to the first layer free at its
-/// onset. Processing by onset makes the number of layers minimal.
+/// onset. Processing by onset makes the number of layers minimal. Busy layers
+/// wait in a heap by the end of their last event and free ones in an ordered
+/// set, so each event costs O(log layers) however many sound at once.
 fn layers(events: &[Event]) -> Vec<Vec<&Event>> {
+    use std::cmp::Reverse;
+    use std::collections::{BTreeSet, BinaryHeap};
     let mut sorted: Vec<&Event> = events.iter().collect();
     sorted.sort_by_key(|e| e.onset);
     let mut layers: Vec<Vec<&Event>> = vec![Vec::new()];
+    let mut free: BTreeSet<usize> = BTreeSet::from([0]);
+    let mut busy: BinaryHeap<Reverse<(Time, usize)>> = BinaryHeap::new();
     for ev in sorted {
-        let free = layers
-            .iter()
-            .position(|l| l.last().is_none_or(|last| last.end() <= ev.onset));
-        match free {
-            Some(i) => layers[i].push(ev),
-            None => layers.push(vec![ev]),
+        while let Some(&Reverse((end, layer))) = busy.peek() {
+            if end > ev.onset {
+                break;
+            }
+            busy.pop();
+            free.insert(layer);
         }
+        let layer = match free.pop_first() {
+            Some(layer) => layer,
+            None => {
+                layers.push(Vec::new());
+                layers.len() - 1
+            }
+        };
+        layers[layer].push(ev);
+        busy.push(Reverse((ev.end(), layer)));
     }
     layers
 }

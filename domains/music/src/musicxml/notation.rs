@@ -69,6 +69,47 @@ impl NoteType {
         }
     }
 
+    /// The type a MusicXML `<type>` text names (MEI's `dur` values are read
+    /// through [`NoteType::from_mei_dur`]).
+    pub fn from_musicxml_name(name: &str) -> Option<NoteType> {
+        NoteType::DESCENDING
+            .into_iter()
+            .find(|t| t.musicxml_name() == name)
+    }
+
+    /// The type an MEI `@dur` names: `long`, `breve`, `1`, `2`, `4` … `1024`.
+    pub fn from_mei_dur(dur: &str) -> Option<NoteType> {
+        Some(match dur {
+            "maxima" => NoteType::Maxima,
+            "long" => NoteType::Long,
+            "breve" => NoteType::Breve,
+            "1" => NoteType::Whole,
+            "2" => NoteType::Half,
+            "4" => NoteType::Quarter,
+            "8" => NoteType::Eighth,
+            "16" => NoteType::N16th,
+            "32" => NoteType::N32nd,
+            "64" => NoteType::N64th,
+            "128" => NoteType::N128th,
+            "256" => NoteType::N256th,
+            "512" => NoteType::N512th,
+            "1024" => NoteType::N1024th,
+            _ => return None,
+        })
+    }
+
+    /// Length of this type with `dots` dots, in quarter notes.
+    pub fn dotted(self, dots: u32) -> Time {
+        let base = self.quarters();
+        let mut total = base;
+        let mut add = base;
+        for _ in 0..dots.min(8) {
+            add /= 2;
+            total += add;
+        }
+        total
+    }
+
     /// The MusicXML `<type>` text.
     pub fn musicxml_name(self) -> &'static str {
         match self {

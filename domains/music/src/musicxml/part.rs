@@ -9,18 +9,20 @@
 //! [`super::ties`].
 
 use super::dom::Doc;
-use super::notation::parse_decimal;
+use super::notation::{NoteType, parse_decimal};
 use super::read::ReadReport;
+use super::transpose::Transpose;
 use super::{MusicXmlError, TAG_LYRIC_NAME};
-use crate::score::{Key, Letter, Meter, Mode, Spelling, Time};
+use crate::format::{PitchLevel, ReadOptions};
+use crate::score::{Key, Letter, Meter, Spelling, Time};
 use num_traits::{CheckedAdd, CheckedDiv, Zero};
 
 /// Largest `<beats>` or `<beat-type>` accepted.
-const MAX_METER_TERM: u32 = 1000;
+pub(crate) const MAX_METER_TERM: u32 = 1000;
 /// Most staves one part may have.
-const MAX_STAVES: u32 = 64;
+pub(super) const MAX_STAVES: u32 = 64;
 /// Largest absolute `<fifths>` accepted.
-const MAX_FIFTHS: i32 = 35;
+pub(crate) const MAX_FIFTHS: i32 = 35;
 
 /// What the whole score learns while its parts are read: the first meter, key
 /// and tempo, and the running report.
@@ -70,19 +72,29 @@ pub(crate) struct PartReading {
 type ChordAnchor = Option<(Time, Option<usize>)>;
 
 /// State while walking one part.
-struct Walk<'d, 's, 'f> {
-    doc: &'d Doc<'s>,
-    facts: &'f mut ScoreFacts,
-    divisions: Option<Time>,
-    meter: Option<Meter>,
-    notes: Vec<RawNote>,
-    groups: usize,
-    staves: u32,
+pub(super) struct Walk<'d, 's, 'f> {
+    pub(super) doc: &'d Doc<'s>,
+    pub(super) facts: &'f mut ScoreFacts,
+    pub(super) divisions: Option<Time>,
+    pub(super) meter: Option<Meter>,
+    pub(super) notes: Vec<RawNote>,
+    pub(super) groups: usize,
+    pub(super) staves: u32,
+    pub(super) pitch_level: PitchLevel,
+    /// Current `<transpose>` per staff number (0: every staff).
+    pub(super) transposes: Vec<(u32, Transpose)>,
+    /// Whether the missing-`<divisions>` warning was given.
+    pub(super) divisions_guessed: bool,
 }
 
 impl PartReading {
     /// Reads every `<measure>` of the part element `part`.
-    pub fn read(doc: &Doc<'_>, part: usize, facts: &mut ScoreFacts) -> Result<Self, MusicXmlError> {
+    pub fn read(
+        doc: &Doc<'_>,
+        part: usize,
+        facts: &mut ScoreFacts,
+        opts: &ReadOptions,
+    ) -> Result<Self, MusicXmlError> {
         let meter = facts.meter;
         let mut walk = Walk {
             doc,
@@ -92,6 +104,9 @@ impl PartReading {
             notes: Vec::new(),
             groups: 0,
             staves: 1,
+            pitch_level: opts.pitch,
+            transposes: Vec::new(),
+            divisions_guessed: false,
         };
         let mut start = Time::zero();
         let mut lengths = Vec::new();
@@ -123,6 +138,9 @@ impl Walk<'_, '_, '_> {
                 "attributes" => self.attributes(c, m)?,
                 "note" => self.note(c, start, &mut cursor, &mut longest, &mut anchor)?,
                 "backup" => {
+                    if self.divisions.is_none() {
+                        self.guess_divisions(c)?;
+                    }
                     let d = self.duration_of(c)?;
                     if d > cursor {
                         self.warn(
@@ -136,6 +154,9 @@ impl Walk<'_, '_, '_> {
                     anchor = None;
                 }
                 "forward" => {
+                    if self.divisions.is_none() {
+                        self.guess_divisions(c)?;
+                    }
                     let d = self.duration_of(c)?;
                     cursor = self.add(c, cursor, d)?;
                     longest = longest.max(cursor);
@@ -178,11 +199,23 @@ impl Walk<'_, '_, '_> {
             }
             return Ok(());
         }
+        if self.divisions.is_none() {
+            self.guess_divisions(n)?;
+        }
         let duration = match doc.child(n, "duration") {
             Some(d) => self.duration_of(d)?,
-            None => {
-                return Err(doc.error_at(n, "a note needs a <duration> (only grace notes omit it)"));
-            }
+            None => match self.drawn_length(n) {
+                Some(len) => {
+                    self.warn(n, "a note without <duration>: timed by its <type>");
+                    len
+                }
+                None => {
+                    return Err(doc.error_at(
+                        n,
+                        "a note needs a <duration> or a <type> (only grace notes omit both)",
+                    ));
+                }
+            },
         };
         let joined = if doc.has_child(n, "chord") {
             *anchor
@@ -210,7 +243,19 @@ impl Walk<'_, '_, '_> {
         let Some(pitch) = pitch else {
             return Err(doc.error_at(n, "a note needs <pitch>, <unpitched> or <rest>"));
         };
-        let (midi, spelling) = self.pitch(pitch)?;
+        let staff = match doc.child(n, "staff") {
+            None => 1,
+            Some(st) => self.staff_number(st)?,
+        };
+        let (mut midi, mut spelling) = self.pitch(pitch)?;
+        if let Some(t) = self.transpose_for(staff) {
+            (midi, spelling) = t.apply(midi, spelling).ok_or_else(|| {
+                doc.error_at(
+                    pitch,
+                    "the sounding pitch (after <transpose>) lies outside MIDI 0-127",
+                )
+            })?;
+        }
         let group = group.unwrap_or_else(|| {
             self.groups += 1;
             self.groups
@@ -234,10 +279,6 @@ impl Walk<'_, '_, '_> {
                 _ => {}
             }
         }
-        let staff = match doc.child(n, "staff") {
-            None => 1,
-            Some(st) => self.staff_number(st)?,
-        };
         self.staves = self.staves.max(staff);
         let tag = doc
             .children_named(n, "lyric")
@@ -304,150 +345,51 @@ impl Walk<'_, '_, '_> {
         Ok((midi, Spelling { letter, alter }))
     }
 
-    /// `<divisions>`, `<key>` and `<time>` of an `<attributes>` element in measure `m`.
-    fn attributes(&mut self, a: usize, m: usize) -> Result<(), MusicXmlError> {
+    /// With no `<divisions>` yet, the divisions the note `n` shows: its
+    /// `<duration>` over the length its `<type>`, dots and time modification
+    /// draw. Without a type to go by, one division per quarter note.
+    fn guess_divisions(&mut self, n: usize) -> Result<(), MusicXmlError> {
         let doc = self.doc;
-        if let Some(d) = doc.child(a, "divisions") {
-            let text = doc.trimmed_text(d);
-            match parse_decimal(text) {
-                Some(v) if v > Time::zero() => self.divisions = Some(v),
-                _ => {
-                    return Err(doc.error_at(
-                        d,
-                        format!("<divisions> must be a positive number, found {text:?}"),
-                    ));
-                }
-            }
-        }
-        if let Some(st) = doc.child(a, "staves") {
-            let staves = self.staff_number(st)?;
-            self.staves = self.staves.max(staves);
-        }
-        if let Some(k) = doc.child(a, "key") {
-            self.key(k, m)?;
-        }
-        if let Some(t) = doc.child(a, "time") {
-            self.time(t, m)?;
-        }
-        Ok(())
-    }
-
-    /// A `<key>`: the first one is the score's key; later different ones are reported.
-    fn key(&mut self, k: usize, m: usize) -> Result<(), MusicXmlError> {
-        let doc = self.doc;
-        let Some(text) = doc.child_text(k, "fifths") else {
-            self.warn(k, "a key signature without <fifths> was ignored");
-            return Ok(());
-        };
-        let fifths = text
-            .parse::<i32>()
-            .ok()
-            .filter(|f| f.abs() <= MAX_FIFTHS)
-            .ok_or_else(|| {
-                doc.error_at(
-                    k,
-                    format!("<fifths> must be a small integer, found {text:?}"),
-                )
-            })?;
-        // A signature without <mode> says nothing about the mode: it agrees with
-        // any key of the same fifths, and a later stated mode refines it.
-        let mode = match doc.child_text(k, "mode") {
-            None | Some("") => None,
-            Some("major") => Some(Mode::Major),
-            Some("minor") => Some(Mode::Minor),
-            Some(other) => {
-                let msg = format!("mode {other:?} read as major (the model knows major and minor)");
-                self.warn(k, &msg);
-                Some(Mode::Major)
-            }
-        };
-        let measure = doc.attr(m, "number").unwrap_or("?");
-        match self.facts.key {
-            None => {
-                self.facts.key = Some(Key::from_fifths(fifths, mode.unwrap_or(Mode::Major)));
-                self.facts.key_mode_stated = mode.is_some();
-            }
-            Some(first) if first.fifths() != fifths => {
-                let msg = format!(
-                    "key change to {fifths} fifths in measure {measure} ignored; \
-                     the score keeps its first key"
-                );
-                self.warn(k, &msg);
-            }
-            Some(first) => match (self.facts.key_mode_stated, mode) {
-                (false, Some(mode)) => {
-                    self.facts.key = Some(Key::from_fifths(fifths, mode));
-                    self.facts.key_mode_stated = true;
-                }
-                (true, Some(mode)) if mode != first.mode => {
-                    let msg = format!(
-                        "measure {measure} calls the key {mode:?}, the score's first key \
-                         says {:?}; the first is kept",
-                        first.mode
-                    );
-                    self.warn(k, &msg);
-                }
-                _ => {}
+        let drawn = self.drawn_length(n);
+        let written = doc
+            .child_text(n, "duration")
+            .and_then(parse_decimal)
+            .filter(|v| *v > Time::zero());
+        let (divisions, how) = match (drawn, written) {
+            (Some(drawn), Some(written)) => match written.checked_div(&drawn) {
+                Some(d) => (d, "taken from the first note's <type> and <duration>"),
+                None => (Time::from_integer(1), "one per quarter note"),
             },
+            _ => (Time::from_integer(1), "one per quarter note"),
+        };
+        self.divisions = Some(divisions);
+        if !self.divisions_guessed {
+            self.divisions_guessed = true;
+            let msg =
+                format!("no <divisions> before the first note: {divisions} per quarter, {how}");
+            self.warn(n, &msg);
         }
         Ok(())
     }
 
-    /// A `<time>`: the first one is the score's meter; later different ones keep
-    /// absolute times and are reported.
-    fn time(&mut self, t: usize, m: usize) -> Result<(), MusicXmlError> {
+    /// The length the `<type>`, dots and `<time-modification>` of note `n` draw.
+    fn drawn_length(&self, n: usize) -> Option<Time> {
         let doc = self.doc;
-        if doc.has_child(t, "senza-misura") {
-            self.warn(t, "senza-misura ignored");
-            return Ok(());
-        }
-        let term = |name: &str| -> Option<u32> {
-            let text = doc.child_text(t, name)?;
-            let mut sum: u32 = 0;
-            for part in text.split('+') {
-                sum = sum.checked_add(part.trim().parse::<u32>().ok()?)?;
+        let t = doc
+            .child_text(n, "type")
+            .and_then(NoteType::from_musicxml_name)?;
+        let dots = doc.children_named(n, "dot").count();
+        let mut len = t.dotted(u32::try_from(dots).unwrap_or(u32::MAX));
+        if let Some(tm) = doc.child(n, "time-modification") {
+            let term = |name| doc.child_text(tm, name).and_then(|v| v.parse::<i64>().ok());
+            if let (Some(actual), Some(normal)) = (term("actual-notes"), term("normal-notes"))
+                && (1..=1000).contains(&actual)
+                && (1..=1000).contains(&normal)
+            {
+                len *= Time::new(normal, actual);
             }
-            Some(sum).filter(|v| (1..=MAX_METER_TERM).contains(v))
-        };
-        let (Some(num), Some(den)) = (term("beats"), term("beat-type")) else {
-            return Err(doc.error_at(
-                t,
-                format!("<time> needs <beats> and <beat-type> between 1 and {MAX_METER_TERM}"),
-            ));
-        };
-        let meter = Meter::new(num, den);
-        self.meter = Some(meter);
-        match self.facts.meter {
-            None => self.facts.meter = Some(meter),
-            Some(first) if first != meter => {
-                let msg = format!(
-                    "meter change to {meter} in measure {}: absolute times kept, the score keeps {first}",
-                    doc.attr(m, "number").unwrap_or("?")
-                );
-                self.warn(t, &msg);
-            }
-            Some(_) => {}
         }
-        Ok(())
-    }
-
-    /// A `<sound tempo>`: the first one is the score's tempo.
-    fn sound(&mut self, s: usize) {
-        let Some(text) = self.doc.attr(s, "tempo") else {
-            return;
-        };
-        match parse_decimal(text).filter(|t| *t > Time::zero()) {
-            None => self.warn(s, &format!("tempo {text:?} ignored: not a positive number")),
-            Some(tempo) => match self.facts.tempo {
-                None => self.facts.tempo = Some(tempo),
-                Some(first) if first != tempo => {
-                    let msg =
-                        format!("tempo change to {text} ignored; the score keeps its first tempo");
-                    self.warn(s, &msg);
-                }
-                Some(_) => {}
-            },
-        }
+        Some(len)
     }
 
     /// The `<duration>` child of `e` (or `e` itself if it is one) in quarter notes.
@@ -477,7 +419,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// A `<staff>` or `<staves>` number: 1 to [`MAX_STAVES`].
-    fn staff_number(&self, e: usize) -> Result<u32, MusicXmlError> {
+    pub(super) fn staff_number(&self, e: usize) -> Result<u32, MusicXmlError> {
         let text = self.doc.trimmed_text(e);
         text.parse::<u32>()
             .ok()
@@ -491,7 +433,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// `a + b`, or an error at element `e` on overflow.
-    fn add(&self, e: usize, a: Time, b: Time) -> Result<Time, MusicXmlError> {
+    pub(super) fn add(&self, e: usize, a: Time, b: Time) -> Result<Time, MusicXmlError> {
         a.checked_add(&b).ok_or_else(|| {
             self.doc
                 .error_at(e, "the time is too large to represent exactly")
@@ -499,7 +441,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// Records a warning positioned at element `e`.
-    fn warn(&mut self, e: usize, message: &str) {
+    pub(super) fn warn(&mut self, e: usize, message: &str) {
         let at = self.doc.position(e);
         self.facts.report.warnings.push(format!("{at}: {message}"));
     }

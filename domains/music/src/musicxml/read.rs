@@ -10,6 +10,7 @@ use super::MusicXmlError;
 use super::dom::Doc;
 use super::part::{PartReading, ScoreFacts};
 use super::ties::events_from_notes;
+use crate::format::ReadOptions;
 use crate::score::{Meter, Score, Time, Voice};
 use num_integer::Integer;
 use num_traits::{CheckedAdd, CheckedDiv, CheckedSub, Zero};
@@ -44,8 +45,20 @@ pub fn read(xml: &str) -> Result<Score, MusicXmlError> {
     read_with_report(xml).map(|(score, _)| score)
 }
 
-/// Reads a score-partwise MusicXML document and reports what was skipped or merged.
+/// Reads a score-partwise MusicXML document at sounding pitch and reports
+/// what was skipped or merged.
 pub fn read_with_report(xml: &str) -> Result<(Score, ReadReport), MusicXmlError> {
+    read_with(xml, &ReadOptions::default())
+}
+
+/// Reads a score-partwise MusicXML document with `opts` (sounding or written
+/// pitch for transposing parts) and reports what was skipped or merged.
+///
+/// Grace notes are skipped (they take no notated time, and the model has no
+/// place for a note outside time): the report counts them and its warnings say
+/// how many, so a user sees it. A part without `<divisions>` is timed from its
+/// note types, as music21 reads such files.
+pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), MusicXmlError> {
     let doc = Doc::parse(xml)?;
     let root = doc.root;
     match doc.node(root).name.as_str() {
@@ -83,14 +96,52 @@ pub fn read_with_report(xml: &str) -> Result<(Score, ReadReport), MusicXmlError>
     let mut facts = ScoreFacts::default();
     let mut parts = Vec::new();
     for (i, part) in doc.children_named(root, "part").enumerate() {
-        let id = doc.attr(part, "id").unwrap_or("");
-        let name = match names.get(id) {
-            Some(name) => (*name).to_string(),
-            None if !id.is_empty() => id.to_string(),
-            None => format!("Part {}", i + 1),
+        let id = doc.attr(part, "id").unwrap_or("").trim();
+        let fallback = || {
+            if id.is_empty() {
+                format!("Part {}", i + 1)
+            } else {
+                id.to_string()
+            }
         };
-        let reading = PartReading::read(&doc, part, &mut facts)?;
+        let name = match names.get(id) {
+            Some(name) if !name.trim().is_empty() => (*name).to_string(),
+            Some(_) => {
+                let name = fallback();
+                facts.report.warnings.push(format!(
+                    "{}: part {:?} has an empty <part-name>; named {name:?}",
+                    doc.position(part),
+                    id
+                ));
+                name
+            }
+            None => fallback(),
+        };
+        let reading = PartReading::read(&doc, part, &mut facts, opts)?;
         parts.push((name, reading));
+    }
+    let skipped = [
+        (
+            facts.report.grace_notes_skipped,
+            "grace note",
+            "grace notes",
+            "they take no notated time",
+        ),
+        (
+            facts.report.unpitched_skipped,
+            "unpitched (percussion) note",
+            "unpitched (percussion) notes",
+            "the model holds pitches",
+        ),
+    ];
+    for (count, one, many, why) in skipped {
+        if count > 0 {
+            let what = crate::counted(count as u64, one, many);
+            facts
+                .report
+                .warnings
+                .push(format!("{what} skipped ({why})"));
+        }
     }
 
     let meter = facts.meter.unwrap_or(Meter::COMMON);

@@ -4,20 +4,32 @@
 //! it out: header, part list, first-measure attributes, tempo, and one `<note>`
 //! per notehead. Text is escaped with quick-xml's `escape`.
 
+use super::dom::is_xml_char;
 use super::layout::{self, Item, PartLayout, Sound};
 use super::notation::format_decimal;
+use super::part::{MAX_FIFTHS, MAX_METER_TERM};
 use super::{MusicXmlError, TAG_LYRIC_NAME};
+use crate::clef::Clef;
 use crate::score::{Mode, Pitch, Score, Time, Voice};
 use quick_xml::escape::escape;
 use std::fmt::Write as _;
 
 /// Writes `score` as a score-partwise MusicXML 4.0 document: one part per voice.
 ///
-/// Fails (never panics) on what MusicXML cannot hold: no voices, an event
-/// without pitches or with a non-positive duration, a pitch below C0 or a
-/// spelling that does not match its MIDI number, a non-positive tempo.
+/// Each part names its instrument (`<score-instrument>`, so notation programs
+/// import it without complaint) and gets the clef its range calls for
+/// ([`Clef::for_pitches`]: treble, treble_8 as a G clef an octave down, bass).
+/// A score without a key gets no key signature.
+///
+/// Fails (never panics) on what MusicXML cannot hold, and on what the reader
+/// would refuse, so whatever it writes reads back: no voices, an event without
+/// pitches or with a non-positive duration, a pitch below C0 or a spelling that
+/// does not match its MIDI number, a non-positive tempo, a key beyond 35 fifths,
+/// a meter term above 1000, a title, name or tag holding a character XML 1.0
+/// cannot hold (a control character).
 pub fn write(score: &Score) -> Result<String, MusicXmlError> {
     layout::validate(score)?;
+    check_readable(score)?;
     for voice in &score.voices {
         for ev in &voice.events {
             for p in &ev.pitches {
@@ -31,7 +43,7 @@ pub fn write(score: &Score) -> Result<String, MusicXmlError> {
         .voices
         .iter()
         .map(|v| layout::lay_out_voice(v, bar, measures))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let divisions = layout::divisions(&parts, bar)?;
 
     let mut out = String::new();
@@ -54,11 +66,13 @@ pub fn write(score: &Score) -> Result<String, MusicXmlError> {
     );
     out.push_str("  <part-list>\n");
     for (i, voice) in score.voices.iter().enumerate() {
+        let name = escape(voice.name.as_str());
         let _ = writeln!(
             out,
-            "    <score-part id=\"P{}\">\n      <part-name>{}</part-name>\n    </score-part>",
-            i + 1,
-            escape(voice.name.as_str())
+            "    <score-part id=\"P{n}\">\n      <part-name>{name}</part-name>\n      \
+             <score-instrument id=\"P{n}-I1\">\n        <instrument-name>{name}</instrument-name>\n      \
+             </score-instrument>\n    </score-part>",
+            n = i + 1,
         );
     }
     out.push_str("  </part-list>\n");
@@ -101,6 +115,47 @@ pub fn write(score: &Score) -> Result<String, MusicXmlError> {
     }
     out.push_str("</score-partwise>\n");
     Ok(out)
+}
+
+/// Refuses what the reader would refuse: a key or meter out of its range, text
+/// XML cannot hold.
+fn check_readable(score: &Score) -> Result<(), MusicXmlError> {
+    if let Some(key) = score.key
+        && key.fifths().abs() > MAX_FIFTHS
+    {
+        return Err(MusicXmlError::Unwritable(format!(
+            "a key of {} fifths: MusicXML readers take -{MAX_FIFTHS} to {MAX_FIFTHS}",
+            key.fifths()
+        )));
+    }
+    let meter = score.meter;
+    if meter.num > MAX_METER_TERM || meter.den > MAX_METER_TERM {
+        return Err(MusicXmlError::Unwritable(format!(
+            "meter {meter}: each term must lie in 1..={MAX_METER_TERM}"
+        )));
+    }
+    let text = |what: String, s: &str| match s.chars().find(|c| !is_xml_char(*c)) {
+        None => Ok(()),
+        Some(c) => Err(MusicXmlError::Unwritable(format!(
+            "{what} holds U+{:04X}, a character XML 1.0 cannot hold",
+            u32::from(c)
+        ))),
+    };
+    if let Some(title) = &score.title {
+        text("the title".into(), title)?;
+    }
+    for voice in &score.voices {
+        text(format!("voice name {:?}", voice.name), &voice.name)?;
+        for e in &voice.events {
+            if let Some(tag) = &e.tag {
+                text(
+                    format!("voice {:?}, onset {}: the tag", voice.name, e.onset),
+                    tag,
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Step letter, alteration and octave of a pitch, checked against its MIDI number.
@@ -146,19 +201,19 @@ fn attributes(out: &mut String, score: &Score, voice: &Voice, divisions: i64) {
         "        <time>\n          <beats>{}</beats>\n          <beat-type>{}</beat-type>\n        </time>",
         score.meter.num, score.meter.den
     );
-    let (sum, count) = voice
-        .events
-        .iter()
-        .flat_map(|e| &e.pitches)
-        .fold((0u64, 0u64), |(s, c), p| (s + u64::from(p.midi), c + 1));
-    let (sign, line) = if count > 0 && sum < 60 * count {
-        ('F', 4)
-    } else {
-        ('G', 2)
+    let clef = Clef::for_pitches(voice.events.iter().flat_map(|e| &e.pitches).map(|p| p.midi));
+    let (sign, line, octave) = match clef {
+        Clef::Treble => ('G', 2, ""),
+        Clef::Treble8 => (
+            'G',
+            2,
+            "\n          <clef-octave-change>-1</clef-octave-change>",
+        ),
+        Clef::Bass => ('F', 4, ""),
     };
     let _ = writeln!(
         out,
-        "        <clef>\n          <sign>{sign}</sign>\n          <line>{line}</line>\n        </clef>"
+        "        <clef>\n          <sign>{sign}</sign>\n          <line>{line}</line>{octave}\n        </clef>"
     );
     out.push_str("      </attributes>\n");
 }

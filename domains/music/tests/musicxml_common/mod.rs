@@ -200,13 +200,18 @@ pub fn hand_made() -> Score {
     }
 }
 
-/// What MusicXML cannot carry, applied to an expected score: unspelled pitches
+/// What MusicXML cannot carry, applied to an expected score: an empty part name
+/// comes back as the part id (`P1`, `P2`, …); unspelled pitches
 /// take their sharp default spelling; the bar count is the number of measures
 /// written when that exceeds what the notes need, else `None`; events of a voice
 /// are in the reader's total order (onset, duration, pitches, tag).
 pub fn normalise(score: &Score) -> Score {
     let mut s = score.clone();
-    for v in &mut s.voices {
+    for (i, v) in s.voices.iter_mut().enumerate() {
+        if v.name.trim().is_empty() {
+            // An empty part name is read as the part's id.
+            v.name = format!("P{}", i + 1);
+        }
         for e in &mut v.events {
             for p in &mut e.pitches {
                 p.spelling = Some(p.spelling_or_default());
@@ -236,4 +241,20 @@ pub fn sort_total(v: &mut Voice) {
         };
         key(a).cmp(&key(b))
     });
+}
+
+/// `(onset, duration, [midi…])` of every event of voice `v`: what a reader test
+/// compares when spellings and tags are not the point.
+pub fn timed_events(score: &Score, v: usize) -> Vec<(Time, Time, Vec<u8>)> {
+    score.voices[v]
+        .events
+        .iter()
+        .map(|e| {
+            (
+                e.onset,
+                e.duration,
+                e.pitches.iter().map(|p| p.midi).collect(),
+            )
+        })
+        .collect()
 }

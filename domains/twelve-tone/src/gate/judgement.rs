@@ -12,7 +12,9 @@ use super::segment::{TagCounts, Walker};
 use super::tables::SerialTables;
 use super::time::{Grid, GridBuilder, GridProblem, Ticker, bar_of, cmp_time, ratio_text};
 use super::vertical::{VerticalInput, sweep};
-use super::{ALL_VOICES, GateLimits, GateMode, RowSource, SerialGate, Unsorted, labels_line};
+use super::{
+    ALL_VOICES, GateLimits, GateMode, RowSource, SerialGate, StatementSpan, Unsorted, labels_line,
+};
 use crate::blueprint::Blueprint;
 use crate::event::Location;
 use crate::row::Convention;
@@ -31,10 +33,22 @@ struct Timing {
 
 impl Judgement {
     /// Judges a score whose voices are in onset order (else `Err(Unsorted)`).
-    pub(super) fn run(gate: &SerialGate, score: &Score) -> Result<GateReport<Location>, Unsorted> {
+    pub(super) fn run(
+        gate: &SerialGate<'_>,
+        score: &Score,
+    ) -> Result<GateReport<Location>, Unsorted> {
+        Self::run_into(gate, score, None)
+    }
+
+    /// [`Judgement::run`], also handing out the statements each voice was cut into.
+    pub(super) fn run_into(
+        gate: &SerialGate<'_>,
+        score: &Score,
+        mut statements: Option<&mut Vec<StatementSpan>>,
+    ) -> Result<GateReport<Location>, Unsorted> {
         let mut findings: Vec<Finding> = Vec::new();
         let plan: Option<&Blueprint> = match &gate.source {
-            RowSource::Plan(p, _) => Some(p),
+            RowSource::Plan(p, _) => Some(*p),
             _ => None,
         };
         let inferred;
@@ -112,6 +126,13 @@ impl Judgement {
         if tables.is_some() {
             for (v, (voice, line)) in score.voices.iter().zip(&lines).enumerate() {
                 statements_total += line.statements.len();
+                if let Some(out) = statements.as_deref_mut() {
+                    out.extend(
+                        line.statements
+                            .iter()
+                            .map(|st| StatementSpan::new(v, voice, st)),
+                    );
+                }
                 tags.relying += line.tags.relying;
                 tags.repetitions += line.tags.repetitions;
                 tags.unreadable += line.tags.unreadable;
@@ -408,7 +429,7 @@ fn locate(
                 voice,
                 onset: f.onset,
             };
-            Violation::hard(f.rule.id(), location, f.reason)
+            Violation::hard(f.rule, location, f.reason)
         })
         .collect()
 }

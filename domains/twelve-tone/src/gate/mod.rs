@@ -76,7 +76,6 @@ use segment::Statement;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 use tables::{SerialTables, push_labels};
 
 /// How the gate treats row tags.
@@ -171,24 +170,25 @@ impl GateLimits {
 
 /// Where the gate gets its row.
 #[derive(Clone, Debug)]
-enum RowSource {
-    Plan(Arc<Blueprint>, Box<SerialTables>),
+enum RowSource<'p> {
+    Plan(&'p Blueprint, Box<SerialTables>),
     Given(Box<SerialTables>),
     Infer,
 }
 
-/// The strict (or relaxed) twelve-tone release gate.
+/// The strict (or relaxed) twelve-tone release gate (borrowing the blueprint it
+/// holds pieces to, if any).
 #[derive(Clone, Debug)]
-pub struct SerialGate {
+pub struct SerialGate<'p> {
     mode: GateMode,
-    source: RowSource,
+    source: RowSource<'p>,
     limits: Option<GateLimits>,
 }
 
-impl SerialGate {
+impl<'p> SerialGate<'p> {
     /// A gate holding pieces to a blueprint: its row and convention, its limits
     /// (registers, texture, crossing), its bars and its schedule.
-    pub fn for_plan(plan: Arc<Blueprint>, mode: GateMode) -> SerialGate {
+    pub fn for_plan(plan: &'p Blueprint, mode: GateMode) -> SerialGate<'p> {
         let tables = Box::new(SerialTables::from_table(plan.table.clone()));
         let limits = GateLimits::from_plan(&plan.limits);
         SerialGate {
@@ -200,7 +200,7 @@ impl SerialGate {
 
     /// A gate for pieces on `row`, labelled under `convention`, with no schedule and
     /// the limits of [`GateLimits::unspecified`] for the judged score's voice count.
-    pub fn for_row(row: Row, convention: Convention, mode: GateMode) -> SerialGate {
+    pub fn for_row(row: Row, convention: Convention, mode: GateMode) -> SerialGate<'p> {
         SerialGate {
             mode,
             source: RowSource::Given(Box::new(SerialTables::new(&row, convention))),
@@ -214,7 +214,7 @@ impl SerialGate {
     /// chord does not say the order of its pitch classes (failing that, a chord counts
     /// low to high) — and labels zero-centred. A piece in which no voice sounds all
     /// twelve gets the `TT-ROW` violation "no twelve-tone statement found".
-    pub fn inferring(mode: GateMode) -> SerialGate {
+    pub fn inferring(mode: GateMode) -> SerialGate<'p> {
         SerialGate {
             mode,
             source: RowSource::Infer,
@@ -223,7 +223,7 @@ impl SerialGate {
     }
 
     /// The same gate with other texture limits.
-    pub fn with_limits(mut self, limits: GateLimits) -> SerialGate {
+    pub fn with_limits(mut self, limits: GateLimits) -> SerialGate<'p> {
         self.limits = Some(limits);
         self
     }
@@ -254,7 +254,7 @@ impl SerialGate {
                     GateReport::from_violations(
                         self.name(),
                         vec![Violation::hard(
-                            Rule::Time.id(),
+                            Rule::Time,
                             location,
                             "the events cannot be put in onset order",
                         )],
@@ -265,13 +265,90 @@ impl SerialGate {
     }
 }
 
-impl ReleaseGate<TwelveTone> for SerialGate {
-    fn name(&self) -> String {
-        SerialGate::name(self)
+impl SerialGate<'_> {
+    /// The row statements the gate cut `score`'s voices into, in voice order and
+    /// onset order within a voice: what renderers label (`P0` over a statement's
+    /// first note). Events are indexed as [`Voice::sort`](cantus_music::Voice::sort)
+    /// leaves them (the order readers give). Empty when the gate has no row (an
+    /// inferring gate that found none).
+    pub fn statements(&self, score: &Score) -> Vec<StatementSpan> {
+        let mut out = Vec::new();
+        if Judgement::run_into(self, score, Some(&mut out)).is_err() {
+            out.clear();
+            let mut sorted = score.clone();
+            sorted.sort();
+            let _ = Judgement::run_into(self, &sorted, Some(&mut out));
+        }
+        out
+    }
+}
+
+/// One row statement as the gate derived it (see `segment.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatementSpan {
+    /// Voice index in the score.
+    pub voice: usize,
+    /// Index of the statement's first event in the voice.
+    pub first_event: usize,
+    /// Onset of that event, in quarter notes.
+    #[serde(with = "cantus_music::time_text")]
+    pub onset: Time,
+    /// The forms it realises: one, or two for a symmetric row's statement; for an
+    /// incomplete statement, every form its opening fits; empty when broken.
+    pub forms: Vec<crate::row::RowForm>,
+    /// Order positions sounded, 1..=12 (12 for a complete statement).
+    pub filled: u8,
+    /// Whether a `TT-ROW` violation was found in it.
+    pub broken: bool,
+}
+
+impl StatementSpan {
+    fn new(voice: usize, events: &cantus_music::Voice, st: &Statement) -> StatementSpan {
+        StatementSpan {
+            voice,
+            first_event: st.first,
+            onset: events
+                .events
+                .get(st.first)
+                .map_or_else(Time::default, |e| e.onset),
+            forms: tables::forms_in(st.forms).collect(),
+            filled: st.filled,
+            broken: st.broken,
+        }
     }
 
-    fn judge(&self, artefact: &Score) -> GateReport<Location> {
-        self.judge_score(artefact)
+    /// The statement's label as the gate's `labels` fact writes it: `P0`, `P0=R6`
+    /// for a symmetric row, `?` when broken, `…` after an incomplete one's forms.
+    pub fn label(&self) -> String {
+        if self.broken || self.forms.is_empty() {
+            return "?".to_owned();
+        }
+        let mut out = self
+            .forms
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("=");
+        if self.filled < 12 {
+            out.push('…');
+        }
+        out
+    }
+}
+
+/// The release gate of the engine: each composed piece judged by
+/// [`SerialGate::for_plan`] against the blueprint it was composed to, so one engine
+/// serves every piece.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanGate(pub GateMode);
+
+impl ReleaseGate<TwelveTone> for PlanGate {
+    fn name(&self) -> String {
+        format!("twelve-tone/{}", self.0)
+    }
+
+    fn judge(&self, plan: &Blueprint, artefact: &Score) -> GateReport<Location> {
+        SerialGate::for_plan(plan, self.0).judge_score(artefact)
     }
 }
 

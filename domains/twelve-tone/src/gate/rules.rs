@@ -117,6 +117,37 @@ impl Rule {
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.id() == id)
     }
+
+    /// Whether the rule is about voices sounding together (collision, crossing,
+    /// texture): what moving an event in time can address, and what a proposer eases
+    /// by writing fewer chords and more air.
+    pub fn is_vertical(self) -> bool {
+        matches!(self, Rule::Collision | Rule::Crossing | Rule::Texture)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl From<Rule> for cantus_framework::RuleId {
+    fn from(rule: Rule) -> Self {
+        cantus_framework::RuleId::new(rule.id())
+    }
+}
+
+/// The id names no twelve-tone rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotTwelveTone;
+
+impl TryFrom<cantus_framework::RuleId> for Rule {
+    type Error = NotTwelveTone;
+
+    fn try_from(id: cantus_framework::RuleId) -> Result<Rule, NotTwelveTone> {
+        Rule::from_id(id.as_str()).ok_or(NotTwelveTone)
+    }
 }
 
 /// A finding before it is located: rule, voice index (None for the whole texture),

@@ -3,7 +3,8 @@
 use super::pc_names;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
-use cantus_framework::{CheckContext, Domain, Predicate, Violation};
+use crate::gate::Rule;
+use cantus_framework::{CheckContext, Domain, Predicate, RuleId, Violation};
 
 type Out = Vec<Violation<Location>>;
 
@@ -17,7 +18,7 @@ fn allowed_tremolo(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> bool {
     let Some(line) = ctx.state.voices.get(e.voice) else {
         return false;
     };
-    let allowance = ctx.state.plan.limits.tremolo_per_statement;
+    let allowance = ctx.spec.limits.tremolo_per_statement;
     line.last().is_some_and(|last| {
         last.tag == e.tag
             && last.pc_set() == e.pc_set()
@@ -30,8 +31,8 @@ fn allowed_tremolo(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> bool {
 pub struct ScheduleLockstep;
 
 impl Predicate<TwelveTone> for ScheduleLockstep {
-    fn id(&self) -> &'static str {
-        "TT-SCHEDULE"
+    fn id(&self) -> RuleId {
+        Rule::Schedule.into()
     }
     fn description(&self) -> &'static str {
         "an event states its voice's scheduled row form, starting at the voice's row cursor, inside its section"
@@ -81,7 +82,7 @@ impl Predicate<TwelveTone> for ScheduleLockstep {
                 "the duration is not positive",
             ));
         }
-        match ctx.state.expected_form(e.voice) {
+        match ctx.state.expected_form(ctx.spec, e.voice) {
             None => out.push(Violation::hard(
                 self.id(),
                 at(&ctx, e),
@@ -126,8 +127,8 @@ impl Predicate<TwelveTone> for ScheduleLockstep {
 pub struct RowConsistency;
 
 impl Predicate<TwelveTone> for RowConsistency {
-    fn id(&self) -> &'static str {
-        "TT-ROW"
+    fn id(&self) -> RuleId {
+        Rule::Row.into()
     }
     fn description(&self) -> &'static str {
         "an event's pitch classes are the tagged order positions of the tagged form (a chord in any order)"
@@ -154,7 +155,7 @@ impl Predicate<TwelveTone> for RowConsistency {
             ));
             return;
         }
-        let form = ctx.state.plan.table.pcs(tag.form);
+        let form = ctx.spec.table.pcs(tag.form);
         let expected = form[usize::from(tag.start)..usize::from(tag.end())]
             .iter()
             .fold(0u16, |m, &pc| m | 1 << pc);
@@ -177,8 +178,8 @@ impl Predicate<TwelveTone> for RowConsistency {
 pub struct NoPrematureRepetition;
 
 impl Predicate<TwelveTone> for NoPrematureRepetition {
-    fn id(&self) -> &'static str {
-        "TT-REPEAT"
+    fn id(&self) -> RuleId {
+        Rule::Repeat.into()
     }
     fn description(&self) -> &'static str {
         "no pitch class recurs before its statement is complete (immediate repetition only within the spec's tremolo allowance)"
@@ -196,7 +197,7 @@ impl Predicate<TwelveTone> for NoPrematureRepetition {
                     "{} already sounded in this statement ({})",
                     pc_names(again),
                     ctx.state
-                        .expected_form(e.voice)
+                        .expected_form(ctx.spec, e.voice)
                         .map_or_else(|| "-".to_owned(), |f| f.to_string())
                 ),
             ));
@@ -208,8 +209,8 @@ impl Predicate<TwelveTone> for NoPrematureRepetition {
 pub struct NoOctaveDoubling;
 
 impl Predicate<TwelveTone> for NoOctaveDoubling {
-    fn id(&self) -> &'static str {
-        "TT-OCTAVE"
+    fn id(&self) -> RuleId {
+        Rule::Octave.into()
     }
     fn description(&self) -> &'static str {
         "no two pitches of one event share a pitch class (octave equivalence)"

@@ -3,8 +3,9 @@
 use super::pc_names;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
+use crate::gate::Rule;
 use crate::state::{CrossingTally, ToneState};
-use cantus_framework::{CheckContext, Domain, Predicate, Violation};
+use cantus_framework::{CheckContext, Domain, Predicate, RuleId, Violation};
 use cantus_music::{Time, time_text};
 
 type Out = Vec<Violation<Location>>;
@@ -17,8 +18,8 @@ fn at(ctx: &CheckContext<'_, TwelveTone>, e: &ToneEvent) -> Location {
 pub struct NoCollision;
 
 impl Predicate<TwelveTone> for NoCollision {
-    fn id(&self) -> &'static str {
-        "TT-COLLISION"
+    fn id(&self) -> RuleId {
+        Rule::Collision.into()
     }
     fn description(&self) -> &'static str {
         "events of different voices that overlap in time by any positive amount share no pitch class"
@@ -33,8 +34,7 @@ impl Predicate<TwelveTone> for NoCollision {
                 let shared = mine & other.pc_set();
                 if shared != 0 {
                     let name = ctx
-                        .state
-                        .plan
+                        .spec
                         .limits
                         .voices
                         .get(u)
@@ -58,14 +58,14 @@ impl Predicate<TwelveTone> for NoCollision {
 pub struct TextureBounds;
 
 impl Predicate<TwelveTone> for TextureBounds {
-    fn id(&self) -> &'static str {
-        "TT-TEXTURE"
+    fn id(&self) -> RuleId {
+        Rule::Texture.into()
     }
     fn description(&self) -> &'static str {
         "an event has at most max_chord pitches, at most max_sounding pitches sound at once, and a voice's events do not overlap"
     }
     fn check(&self, ctx: CheckContext<'_, TwelveTone>, e: &ToneEvent, out: &mut Out) {
-        let limits = &ctx.state.plan.limits;
+        let limits = &ctx.spec.limits;
         if e.pitches.len() > usize::from(limits.max_chord) {
             out.push(Violation::hard(
                 self.id(),
@@ -134,14 +134,14 @@ pub(crate) fn peak_sounding(state: &ToneState, e: &ToneEvent) -> usize {
 pub struct InRegister;
 
 impl Predicate<TwelveTone> for InRegister {
-    fn id(&self) -> &'static str {
-        "TT-REGISTER"
+    fn id(&self) -> RuleId {
+        Rule::Register.into()
     }
     fn description(&self) -> &'static str {
         "every pitch lies inside its voice's register"
     }
     fn check(&self, ctx: CheckContext<'_, TwelveTone>, e: &ToneEvent, out: &mut Out) {
-        let Some(v) = ctx.state.plan.limits.voices.get(e.voice) else {
+        let Some(v) = ctx.spec.limits.voices.get(e.voice) else {
             return;
         };
         let outside: Vec<u8> = e
@@ -167,8 +167,8 @@ impl Predicate<TwelveTone> for InRegister {
 pub struct LimitedCrossing;
 
 impl Predicate<TwelveTone> for LimitedCrossing {
-    fn id(&self) -> &'static str {
-        "TT-CROSSING"
+    fn id(&self) -> RuleId {
+        Rule::Crossing.into()
     }
     fn description(&self) -> &'static str {
         "voices are crossed for at most max_crossing of the time they sound together (checked on the running total)"
@@ -180,7 +180,7 @@ impl Predicate<TwelveTone> for LimitedCrossing {
         }
         let mut total = ctx.state.crossing;
         total.add(add);
-        let limit = ctx.state.plan.limits.max_crossing;
+        let limit = ctx.spec.limits.max_crossing;
         if total.share() > limit {
             out.push(Violation::hard(
                 self.id(),

@@ -9,6 +9,7 @@
 //! what was proposed (moves and changes of length cost a little). Costs are integers,
 //! so the choice is exact and reproducible.
 
+use crate::blueprint::Blueprint;
 use crate::event::ToneEvent;
 use crate::state::{CrossingTally, ToneState};
 
@@ -27,6 +28,7 @@ const LEAP: i64 = 40;
 
 /// Scores placements of one voice's events against a state.
 pub(crate) struct Scorer<'a> {
+    pub plan: &'a Blueprint,
     pub state: &'a ToneState,
 }
 
@@ -45,7 +47,7 @@ impl Scorer<'_> {
                 cost += COLLISION * i64::from((mine & other.pc_set()).count_ones());
             }
         }
-        let limits = &self.state.plan.limits;
+        let limits = &self.plan.limits;
         if e.pitches.len() > usize::from(limits.max_chord) {
             cost += CROWDED;
         }

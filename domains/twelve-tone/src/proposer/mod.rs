@@ -23,9 +23,10 @@ mod rhythm;
 mod section;
 
 use crate::domain::TwelveTone;
-use crate::event::ToneEvent;
+use crate::event::{Location, ToneEvent};
+use crate::gate::Rule;
 use cantus_framework::{
-    Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
+    Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
 };
 use rhythm::Style;
 use section::{SectionJob, VoiceStart};
@@ -55,14 +56,15 @@ pub(crate) fn rng_for(seed: u64, parts: &[u64]) -> fastrand::Rng {
     fastrand::Rng::with_seed(x)
 }
 
-/// The style for an attempt: after drops or collision feedback, fewer chords and
-/// more air, so a replanned section or a revised piece clashes less.
-fn style_for(feedback: &[String], attempt: u32) -> Style {
-    let troubled = feedback.iter().any(|line| {
-        let line = line.to_ascii_lowercase();
-        ["collision", "dropped", "sounding", "cross", "overlap"]
-            .iter()
-            .any(|w| line.contains(w))
+/// The style for an attempt: after drops or a vertical rule broken (collision,
+/// crossing, texture), fewer chords and more air, so a replanned section or a revised
+/// piece clashes less.
+fn style_for(feedback: &[Feedback<Location>], attempt: u32) -> Style {
+    let troubled = feedback.iter().any(|f| {
+        matches!(f, Feedback::Dropped { .. } | Feedback::DroppedEvent { .. })
+            || f.rules()
+                .into_iter()
+                .any(|r| Rule::try_from(r).is_ok_and(Rule::is_vertical))
     });
     let base = Style::default();
     if !troubled && attempt == 0 {

@@ -176,7 +176,10 @@ impl Repairer<'_> {
         let mut timings = self.timings(room);
         // Nearest the proposal first, so the bound below prunes early.
         timings.sort_by_key(|&(t, d)| MOVE * (t - orig_on).abs() + STRETCH * (d - orig_dur).abs());
-        let scorer = Scorer { state: self.state };
+        let scorer = Scorer {
+            plan: self.plan,
+            state: self.state,
+        };
         let noise = i64::from(self.attempt) * 150;
         let mut best: Option<(ToneEvent, i64)> = None;
         for &(t, d) in &timings {
@@ -316,7 +319,14 @@ impl Repairer<'_> {
                 Some(found) => found,
                 // No room: a merged chord is no option; a plain event stays as it was.
                 None if tag != like.tag => return Ok(None),
-                None => ((*like).clone(), Scorer { state: self.state }.hard(like)),
+                None => (
+                    (*like).clone(),
+                    Scorer {
+                        plan: self.plan,
+                        state: self.state,
+                    }
+                    .hard(like),
+                ),
             };
             cursor = cursor.max(grid::ceil_ticks(e.end()).unwrap_or(cursor));
             prev = e.pitches.first().copied();

@@ -83,7 +83,7 @@ pub struct SynthPiece {
 
 impl SynthPiece {
     /// The gate for this piece's row and limits.
-    pub fn gate(&self, mode: GateMode) -> SerialGate {
+    pub fn gate(&self, mode: GateMode) -> SerialGate<'static> {
         SerialGate::for_row(self.row, self.convention, mode).with_limits(self.limits.clone())
     }
 }

@@ -3,6 +3,7 @@
 //! statements (a synthetic piece, or a piece the engine released), so the same
 //! helpers test the gate on both.
 
+use crate::gate::Rule;
 use cantus_music::{Event, Pitch, Score, Time};
 
 /// The ways [`mutate`] breaks a piece.
@@ -65,8 +66,8 @@ impl MutationKind {
 pub struct Mutation {
     pub kind: MutationKind,
     pub score: Score,
-    /// The predicate id that must report it.
-    pub rule: &'static str,
+    /// The rule that must report it.
+    pub rule: Rule,
     /// Voice index and onset of the expected violation (for `DropNote`: the event
     /// after the dropped one; the row may break later).
     pub voice: usize,
@@ -186,7 +187,7 @@ pub fn mutate(
     None
 }
 
-type Found = Option<(Score, &'static str, usize, Time, String)>;
+type Found = Option<(Score, Rule, usize, Time, String)>;
 
 /// Indices `0..n` starting at a random one, wrapping.
 fn rotated(n: usize, rng: &mut fastrand::Rng) -> impl Iterator<Item = usize> + use<> {
@@ -214,7 +215,7 @@ fn collision(score: &Score, v: usize, reg: (u8, u8), rng: &mut fastrand::Rng) ->
             };
             let note =
                 format!("voice {v} event {k} set to pitch class {target}, sounding with voice {u}");
-            return Some((out, "TT-COLLISION", voice, onset, note));
+            return Some((out, Rule::Collision, voice, onset, note));
         }
     }
     None
@@ -245,7 +246,7 @@ fn sustained_collision(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Foun
             let mut out = score.clone();
             out.voices[v].events[k].duration = end - a.onset;
             let note = format!("voice {v} event {k} held until {end} into voice {u}'s note");
-            return Some((out, "TT-COLLISION", u, e.onset, note));
+            return Some((out, Rule::Collision, u, e.onset, note));
         }
     }
     None
@@ -268,7 +269,7 @@ fn immediate_repetition(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Fou
         out.voices[v].events[k].duration = half;
         out.voices[v].events.insert(k + 1, second);
         let note = format!("voice {v} event {k} split into a repeated pair");
-        return Some((out, "TT-REPEAT", v, e.onset + half, note));
+        return Some((out, Rule::Repeat, v, e.onset + half, note));
     }
     None
 }
@@ -299,7 +300,7 @@ fn premature_repetition(score: &Score, v: usize, reg: (u8, u8), rng: &mut fastra
         let note = format!(
             "voice {v} event {k} set to pitch class {target}, already sounded by event {j}"
         );
-        return Some((out, "TT-REPEAT", v, events[k].onset, note));
+        return Some((out, Rule::Repeat, v, events[k].onset, note));
     }
     None
 }
@@ -323,7 +324,7 @@ fn swap(score: &Score, v: usize, reg: (u8, u8), rng: &mut fastrand::Rng) -> Foun
         set_single_pitch(&mut out.voices[v].events[k], nearest(a, b % 12, reg));
         set_single_pitch(&mut out.voices[v].events[j], nearest(b, a % 12, reg));
         let note = format!("voice {v} events {k} and {j} swap pitch classes");
-        return Some((out, "TT-ROW", v, events[k].onset, note));
+        return Some((out, Rule::Row, v, events[k].onset, note));
     }
     None
 }
@@ -365,9 +366,9 @@ fn transpose(score: &Score, v: usize, reg: (u8, u8), rng: &mut fastrand::Rng, ta
         e.normalise_pitches();
     }
     let (rule, what) = if tail {
-        ("TT-ROW", "the second half of")
+        (Rule::Row, "the second half of")
     } else {
-        ("TT-SCHEDULE", "")
+        (Rule::Schedule, "")
     };
     let note = format!("voice {v}: {what} statement {s} transposed by {by}");
     Some((out, rule, v, events[first].onset, note))
@@ -397,7 +398,7 @@ fn out_of_register(
     }
     event.normalise_pitches();
     let note = format!("voice {v} event {k}: MIDI {top} raised to {raised}, above {high}");
-    Some((out, "TT-REGISTER", v, e.onset, note))
+    Some((out, Rule::Register, v, e.onset, note))
 }
 
 fn drop_note(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Found {
@@ -409,7 +410,7 @@ fn drop_note(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Found {
     let mut out = score.clone();
     out.voices[v].events.remove(k);
     let note = format!("voice {v} event {k} removed");
-    Some((out, "TT-ROW", v, events[k + 1].onset, note))
+    Some((out, Rule::Row, v, events[k + 1].onset, note))
 }
 
 fn overlap(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Found {
@@ -423,7 +424,7 @@ fn overlap(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Found {
     let e = &mut out.voices[v].events[k];
     e.duration = next.end() - e.onset;
     let note = format!("voice {v} event {k} held over event {}", k + 1);
-    Some((out, "TT-TEXTURE", v, next.onset, note))
+    Some((out, Rule::Texture, v, next.onset, note))
 }
 
 fn straddle(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Found {
@@ -444,7 +445,7 @@ fn straddle(score: &Score, v: usize, rng: &mut fastrand::Rng) -> Found {
             "voice {v} events {k} and {} merged into a chord across statements",
             k + 1
         );
-        return Some((out, "TT-ROW", v, a.onset, note));
+        return Some((out, Rule::Row, v, a.onset, note));
     }
     None
 }

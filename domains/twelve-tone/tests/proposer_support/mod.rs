@@ -2,16 +2,15 @@
 //! the proposer, and checking a section answer against the rules every answer obeys.
 #![allow(dead_code)]
 
-use cantus_framework::{Domain, Proposal, ProposalRequest, Proposer, RequestKind};
+use cantus_framework::{Domain, Feedback, Proposal, ProposalRequest, Proposer, RequestKind};
 use cantus_music::Time;
 use cantus_twelve_tone::spec::Spec;
-use cantus_twelve_tone::{Blueprint, EmbeddedProposer, ToneEvent, ToneState, TwelveTone};
-use std::sync::Arc;
+use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, ToneEvent, ToneState, TwelveTone};
 
 /// A planned spec and its empty state.
 pub fn planned(spec: &Spec, seed: u64) -> (Blueprint, ToneState) {
     let plan = Blueprint::new(spec, seed).expect("the spec plans");
-    let state = ToneState::new(Arc::new(plan.clone()));
+    let state = ToneState::new(&plan);
     (plan, state)
 }
 
@@ -23,7 +22,7 @@ pub async fn ask(
     section: Option<usize>,
     seed: u64,
     attempt: u32,
-    feedback: &[String],
+    feedback: &[Feedback<Location>],
 ) -> Vec<ToneEvent> {
     let request = ProposalRequest {
         kind,
@@ -31,7 +30,6 @@ pub async fn ask(
         plan: &plan.sections,
         section_index: section,
         state,
-        summary: String::new(),
         feedback,
         attempt,
         seed,

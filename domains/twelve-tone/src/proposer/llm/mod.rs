@@ -5,7 +5,7 @@
 //! sit), a `prompt` in the onset-slot grammar, optionally a GBNF `constraint` so
 //! the model can only write the pitch classes the row cursor allows next, and a
 //! `reply` read with the lenient grammar reader. A reply that cannot be read, or
-//! that leaves notes out, is asked again (within [`LlmOptions::reasks`]) with what was
+//! that leaves notes out, is asked again (within [`AskOptions::reasks`]) with what was
 //! wrong; a reply that is still unreadable ends in [`ProposerError::BadOutput`], one
 //! still short is returned as it is (the verifier and the gate judge it). Section,
 //! patch and rewrite requests (ladder rungs 4 and 5) and whole pieces (the revise
@@ -22,57 +22,26 @@ pub(crate) mod whole;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
 use cantus_framework::{
-    Constraint, Cost, ModelBackend, ModelExchange, ModelReply, ModelRequest, Proposal,
+    AskOptions, Constraint, Cost, ModelBackend, ModelExchange, ModelReply, ModelRequest, Proposal,
     ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, Violation, async_trait,
 };
 use job::Job;
 use std::sync::Arc;
 
-/// How the LLM proposer asks.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LlmOptions {
-    /// Send a constraint generated from the row cursor (constrained decoding): a GBNF
-    /// grammar, or a JSON schema when `json_schema` is set. Section, patch and
-    /// rewrite requests only; whole pieces are asked unconstrained.
-    pub constrained: bool,
-    /// With `constrained`, ask for a JSON object (one array of notes per voice) held
-    /// to a JSON schema (`response_format`), for servers that take no grammar.
-    pub json_schema: bool,
-    /// How many times an unreadable or short reply is asked again (default 2).
-    pub reasks: u32,
-    /// Sampling temperature; `None` keeps the backend's configured value.
-    pub temperature: Option<f64>,
-    /// Base seed; `None` uses the run's seed. Each call mixes in the section, the
-    /// attempt, the kind of request and the re-ask, so no two calls share a seed.
-    pub seed: Option<u64>,
-    /// Token limit per reply; `None` keeps the backend's configured value.
-    pub max_tokens: Option<u32>,
-}
-
-impl Default for LlmOptions {
-    fn default() -> Self {
-        LlmOptions {
-            constrained: false,
-            json_schema: false,
-            reasks: 2,
-            temperature: None,
-            seed: None,
-            max_tokens: Some(512),
-        }
-    }
-}
+/// The reply token limit when neither the options nor the backend set one.
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 512;
 
 /// The twelve-tone LLM proposer (name `llm:<backend>`, then `+gbnf` or `+json` when
 /// constrained).
 pub struct LlmProposer {
     backend: Arc<dyn ModelBackend>,
-    options: LlmOptions,
+    options: AskOptions,
     name: String,
 }
 
 impl LlmProposer {
     /// A proposer asking `backend` with `options`.
-    pub fn new(backend: Arc<dyn ModelBackend>, options: LlmOptions) -> Self {
+    pub fn new(backend: Arc<dyn ModelBackend>, options: AskOptions) -> Self {
         let suffix = match (options.constrained, options.json_schema) {
             (false, _) => "",
             (true, false) => "+gbnf",
@@ -87,7 +56,7 @@ impl LlmProposer {
     }
 
     /// The options it asks with.
-    pub fn options(&self) -> &LlmOptions {
+    pub fn options(&self) -> &AskOptions {
         &self.options
     }
 }
@@ -139,7 +108,7 @@ impl LlmProposer {
         Sampling {
             temperature: self.options.temperature,
             seed: Some(super::rng_for(base, &all).u64(..) >> 1),
-            max_tokens: self.options.max_tokens,
+            max_tokens: self.options.max_tokens.or(Some(DEFAULT_MAX_TOKENS)),
         }
     }
 
@@ -199,7 +168,7 @@ impl LlmProposer {
                 unreadable: why.as_deref(),
             };
             let request = ModelRequest {
-                messages: prompt::messages(&job, req.state, &retry, json),
+                messages: prompt::messages(&job, req.spec, req.state, &retry, json),
                 constraint: constraint.clone(),
                 sampling: self.sampling(req, &[ctx.kind_code, u64::from(reask)]),
                 context: context_json(&job, req.state, req.attempt),
@@ -270,7 +239,7 @@ impl LlmProposer {
     ) -> Result<Proposal<ToneEvent>, ProposerError> {
         let plan = req.spec;
         let mut tally = Tally::default();
-        let mut feedback: Vec<String> = req.feedback.to_vec();
+        let mut feedback: Vec<String> = req.feedback.iter().map(ToString::to_string).collect();
         let mut last_error = String::new();
         for reask in 0..=self.options.reasks {
             let request = ModelRequest {

@@ -11,10 +11,11 @@
 
 use super::constraint::pitch_name;
 use super::job::{Job, JobKind, Span, VoiceJob};
+use crate::blueprint::Blueprint;
 use crate::event::{Location, ToneEvent};
 use crate::row::note_name;
 use crate::state::ToneState;
-use cantus_framework::{Message, Violation};
+use cantus_framework::{Feedback, Message, Violation};
 use cantus_music::{Spelling, Time};
 use std::fmt::Write as _;
 
@@ -29,7 +30,7 @@ const MAX_CONTEXT_NOTES: usize = 8;
 #[derive(Default)]
 pub(crate) struct Retry<'a> {
     /// The engine's feedback (replan reasons, revise feedback).
-    pub feedback: &'a [String],
+    pub feedback: &'a [Feedback<Location>],
     /// The violations of the refused note (patch and rewrite requests).
     pub violations: &'a [Violation<Location>],
     /// The refused note itself.
@@ -44,6 +45,7 @@ Answer with the requested lines only: no prose, no code fences.";
 /// The messages for `job`; `json`: the answer is a JSON object of note arrays.
 pub(crate) fn messages(
     job: &Job,
+    plan: &Blueprint,
     state: &ToneState,
     retry: &Retry<'_>,
     json: bool,
@@ -56,7 +58,7 @@ pub(crate) fn messages(
     section_line(&mut p, job);
     match job.kind {
         JobKind::Section => {
-            context_before(&mut p, &job.span, state);
+            context_before(&mut p, &job.span, plan, state);
             p.push_str(
                 "Each voice sounds these pitch classes in this order, one note each, \
                  inside its range; notes of a voice must not overlap:\n",
@@ -66,7 +68,7 @@ pub(crate) fn messages(
             }
         }
         JobKind::Patch | JobKind::Rewrite => {
-            context_within(&mut p, &job.span, state);
+            context_within(&mut p, &job.span, plan, state);
             if let Some(refused) = retry.refused {
                 let name = job.voices.first().map_or("?", |v| v.name.as_str());
                 let _ = writeln!(
@@ -210,7 +212,7 @@ pub(crate) fn token(span: &Span, e: &ToneEvent) -> String {
 }
 
 /// The accepted notes of the bar before the span, as one bar of the grammar.
-fn context_before(p: &mut String, span: &Span, state: &ToneState) {
+fn context_before(p: &mut String, span: &Span, plan: &Blueprint, state: &ToneState) {
     let bar = span.meter.bar_length();
     let from = span.start - bar;
     if span.first_bar <= 1 || from < Time::default() {
@@ -223,7 +225,7 @@ fn context_before(p: &mut String, span: &Span, state: &ToneState) {
         bars: 1,
         ..span.clone()
     };
-    let lines = voice_lines(&before, state, from, span.start);
+    let lines = voice_lines(&before, plan, state, from, span.start);
     if !lines.is_empty() {
         let _ = writeln!(
             p,
@@ -235,8 +237,8 @@ fn context_before(p: &mut String, span: &Span, state: &ToneState) {
 }
 
 /// The notes accepted inside the span so far.
-fn context_within(p: &mut String, span: &Span, state: &ToneState) {
-    let lines = voice_lines(span, state, span.start, span.end());
+fn context_within(p: &mut String, span: &Span, plan: &Blueprint, state: &ToneState) {
+    let lines = voice_lines(span, plan, state, span.start, span.end());
     if lines.is_empty() {
         p.push_str("Nothing is accepted in this section yet.\n");
     } else {
@@ -246,7 +248,7 @@ fn context_within(p: &mut String, span: &Span, state: &ToneState) {
 }
 
 /// One line per voice with accepted onsets in `[from, to)` (its last few).
-fn voice_lines(span: &Span, state: &ToneState, from: Time, to: Time) -> String {
+fn voice_lines(span: &Span, plan: &Blueprint, state: &ToneState, from: Time, to: Time) -> String {
     let mut out = String::new();
     for (v, line) in state.voices.iter().enumerate() {
         let events: Vec<&ToneEvent> = line
@@ -259,12 +261,7 @@ fn voice_lines(span: &Span, state: &ToneState, from: Time, to: Time) -> String {
         }
         let skip = events.len().saturating_sub(MAX_CONTEXT_NOTES);
         let tokens: Vec<String> = events[skip..].iter().map(|e| token(span, e)).collect();
-        let name = state
-            .plan
-            .limits
-            .voices
-            .get(v)
-            .map_or("?", |s| s.name.as_str());
+        let name = plan.limits.voices.get(v).map_or("?", |s| s.name.as_str());
         let _ = writeln!(out, "{name}: {}", tokens.join(" "));
     }
     out
@@ -287,7 +284,7 @@ fn problems(p: &mut String, retry: &Retry<'_>) {
         .violations
         .iter()
         .map(|v| format!("[{}] at {}: {}", v.predicate, v.location, v.reason))
-        .chain(retry.feedback.iter().cloned())
+        .chain(retry.feedback.iter().map(ToString::to_string))
         .take(MAX_FEEDBACK)
         .map(|l| clip(&l))
         .collect();

@@ -289,11 +289,10 @@ mod tests {
     use crate::spec::Spec;
     use crate::state::ToneState;
     use proptest::prelude::*;
-    use std::sync::Arc;
 
     fn job() -> Job {
         let plan = Blueprint::new(&Spec::with_voice_count(2), 1).expect("plans");
-        let state = ToneState::new(Arc::new(plan.clone()));
+        let state = ToneState::new(&plan);
         section_job(&plan, &plan.sections[0], &state).expect("a job")
     }
 

@@ -1,0 +1,252 @@
+//! The fuzz run: every reader of untrusted input, its committed seed corpus
+//! (`fuzz/corpus/<target>/`, holding the cases of issue 17), generated seeds too
+//! large to commit, and a fixed number of seeded mutations, each input checked
+//! for panics, time and peak allocation (see `cantus_fuzz`).
+//!
+//! Readers that accept an input also write what they read in every format
+//! Cantus writes and read it back: a writer must never write what its reader
+//! refuses (issue 17, item 8).
+//!
+//! `CANTUS_FUZZ_MUTATIONS` (default 400 per target) runs longer locally;
+//! CI keeps the default (about ten seconds in all on a 2-core EPYC).
+//!
+//! To add a target, add its corpus directory and one entry to [`targets`].
+
+use cantus_fuzz::{Budget, CountingAllocator, Limits, Target, no_generated, nothing_more, run};
+use cantus_music::format::{self, Format, ReadOptions};
+use cantus_music::{PitchLevel, Score, grammar, midi};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[global_allocator]
+static ALLOC: CountingAllocator = CountingAllocator::new();
+
+const MIB: usize = 1 << 20;
+
+/// Reads `bytes` as `format`, as `cantus convert` would.
+fn read_as(format: Format, bytes: &[u8], opts: &ReadOptions) -> Option<Score> {
+    format::read_bytes(Path::new("fuzz-input"), format, bytes, opts)
+        .ok()
+        .map(|l| l.score)
+}
+
+/// Reads `bytes` as `format` and, if that works, writes the score in each
+/// format and reads it back (unmeasured: the writers' costs are theirs).
+fn read_and_round_trip(format: Format, bytes: &[u8]) {
+    if let Some(score) = read_as(format, bytes, &ReadOptions::lenient(true)) {
+        write_and_read_back(&score);
+    }
+}
+
+/// The writers' own limits bound what they write; past this many bar × voice
+/// cells (or events) the round trip is left to the writers' tests, so a tiny
+/// input that declares a long piece does not make the run slow.
+const MAX_ROUND_TRIP_CELLS: usize = 20_000;
+
+fn write_and_read_back(score: &Score) {
+    let cells = score.voices.len().max(1) * score.bar_count() as usize;
+    if cells > MAX_ROUND_TRIP_CELLS || score.event_count() > MAX_ROUND_TRIP_CELLS {
+        return;
+    }
+    for format in [Format::Grammar, Format::Midi, Format::MusicXml] {
+        if let Ok(bytes) = format::render(score, format) {
+            let path = PathBuf::from(format!("written.{}", format.extension()));
+            if let Err(e) = format::read_bytes(&path, format, &bytes, &ReadOptions::default()) {
+                panic!("the {format} writer wrote what its reader refuses: {e}");
+            }
+        }
+    }
+}
+
+fn fixtures(dir: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../domains/music/tests/fixtures")
+        .join(dir);
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x != "md"))
+        .map(|p| {
+            let name = format!(
+                "fixture {}",
+                p.file_name().unwrap_or_default().to_string_lossy()
+            );
+            (name, std::fs::read(&p).expect("fixture"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 17, item 6: one voice line with 100 000 onsets outside their bar.
+fn long_grammar_line() -> Vec<(String, Vec<u8>)> {
+    let mut text = String::from("KEY: ? | METER: 4/4 | GRID: 16th\nVOICES: A\n@1 [-]\n  A:");
+    text.push_str(&" C4@17>1".repeat(100_000));
+    text.push('\n');
+    let mut out = fixtures("grammar");
+    out.push((
+        "generated 100000 out-of-bar onsets on one line".into(),
+        text.into_bytes(),
+    ));
+    out
+}
+
+fn musicxml_seeds() -> Vec<(String, Vec<u8>)> {
+    let depth = 100_000;
+    let nested = format!("{}{}", "<a>".repeat(depth), "</a>".repeat(depth));
+    let mut out = fixtures("musicxml");
+    out.push(("generated 100000-deep nesting".into(), nested.into_bytes()));
+    out
+}
+
+/// A zip of one deflated entry.
+fn zip_of(name: &str, content: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut w = zip::ZipWriter::new(&mut out);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1));
+    w.start_file(name, opts).expect("entry");
+    w.write_all(content).expect("write");
+    w.finish().expect("finish");
+    out.into_inner()
+}
+
+/// Zip bombs: 70 MiB of spaces in a score, once with its true size in the
+/// archive (refused before inflating) and once claiming 1000 bytes (inflated
+/// only up to the limit, then refused).
+fn mxl_seeds() -> Vec<(String, Vec<u8>)> {
+    let mut xml = b"<score-partwise>".to_vec();
+    xml.resize(70 * MIB, b' ');
+    xml.extend(b"</score-partwise>");
+    let honest = zip_of("score.musicxml", &xml);
+    drop(xml);
+    let mut lying = honest.clone();
+    // Every uncompressed-size field (local header offset 22, central directory 24) says 1000.
+    for (sig, offset) in [(b"PK\x03\x04", 22), (b"PK\x01\x02", 24)] {
+        if let Some(at) = lying.windows(4).position(|w| w == sig) {
+            lying[at + offset..at + offset + 4].copy_from_slice(&1000u32.to_le_bytes());
+        }
+    }
+    let mut out = fixtures("mxl");
+    out.push(("generated zip bomb (true size)".into(), honest));
+    out.push(("generated zip bomb (claims 1000 bytes)".into(), lying));
+    out
+}
+
+/// Every target. Limits are per input; the memory ones were set from the worst
+/// peaks measured (see the summary this test prints) with room to spare.
+fn targets() -> Vec<Target> {
+    let time = Duration::from_secs(5);
+    vec![
+        Target {
+            name: "grammar",
+            read: |b| {
+                read_as(Format::Grammar, b, &ReadOptions::default());
+                read_as(Format::Grammar, b, &ReadOptions::lenient(true));
+                // Text that is not UTF-8 is refused above; read it as text anyway.
+                let text = String::from_utf8_lossy(b);
+                let _ = grammar::parse(&text, &grammar::ParseOptions::default().lenient());
+            },
+            also: |b| read_and_round_trip(Format::Grammar, b),
+            generated: long_grammar_line,
+            dictionary: &[b"@1 [-]\n", b"  A: ", b"C4@1>4 ", b"+E4", b"{tag}", b"(grid:12t)", b"|", b"VOICES:", b"%", b"\n@"],
+            // Measured worst: 19.6 MB for the 800 kB long line (24 per byte).
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 48 },
+        },
+        Target {
+            name: "midi",
+            read: |b| {
+                read_as(Format::Midi, b, &ReadOptions::default());
+                read_as(Format::Midi, b, &ReadOptions::lenient(true));
+                let _ = midi::read(b);
+            },
+            also: |b| read_and_round_trip(Format::Midi, b),
+            generated: no_generated,
+            dictionary: &[b"MThd\0\0\0\x06", b"MTrk", b"\xFF\x2F\0", b"\xFF\x51\x03", b"\xF0\x7F", b"\x90\x3C\x50", b"\x80\x3C\0", b"\xFF\xFF\xFF\x7F"],
+            // Measured worst: 0.43 MB for a 40 kB file (11 per byte).
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 32 },
+        },
+        Target {
+            name: "musicxml",
+            read: |b| {
+                read_as(Format::MusicXml, b, &ReadOptions::default());
+                let written = ReadOptions { pitch: PitchLevel::Written, ..ReadOptions::default() };
+                read_as(Format::MusicXml, b, &written);
+            },
+            also: |b| read_and_round_trip(Format::MusicXml, b),
+            generated: musicxml_seeds,
+            dictionary: &[b"<note><pitch><step>C</step><octave>4</octave></pitch><duration>1</duration></note>", b"<backup><duration>9</duration></backup>", b"<chord/>", b"<grace/>", b"<tie type=\"stop\"/>", b"<transpose><chromatic>-2</chromatic></transpose>", b"<attributes><divisions>7</divisions></attributes>", b"</measure><measure>", b"&#0;", b"\0", b"<?xml version=\"1.0\" encoding=\"UTF-16\"?>"],
+            // The element tree costs about 100 bytes per element.
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 128 },
+        },
+        Target {
+            name: "mxl",
+            read: |b| {
+                read_as(Format::Mxl, b, &ReadOptions::default());
+            },
+            also: nothing_more,
+            generated: mxl_seeds,
+            dictionary: &[b"PK\x03\x04", b"PK\x01\x02", b"META-INF/container.xml"],
+            // The decompressed score is bounded by MAX_MXL_XML_BYTES (64 MiB), not by the input.
+            limits: Limits { time, base_bytes: 72 * MIB, per_byte: 128 },
+        },
+        Target {
+            name: "mei",
+            read: |b| {
+                read_as(Format::Mei, b, &ReadOptions::default());
+                let written = ReadOptions { pitch: PitchLevel::Written, ..ReadOptions::default() };
+                read_as(Format::Mei, b, &written);
+            },
+            also: |b| read_and_round_trip(Format::Mei, b),
+            generated: || fixtures("mei"),
+            dictionary: &[b"<note pname=\"c\" oct=\"4\" dur=\"4\"/>", b"<chord dur=\"2\">", b"</chord>", b"<tuplet num=\"7\" numbase=\"4\">", b"</tuplet>", b"<mRest/>", b"<measure>", b"</measure>", b" tie=\"i\"", b" grace=\"acc\"", b" trans.semi=\"-2\""],
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 128 },
+        },
+    ]
+}
+
+#[test]
+fn every_reader_stays_within_its_limits_on_seeds_and_mutations() {
+    let mutations = std::env::var("CANTUS_FUZZ_MUTATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let budget = Budget {
+        mutations,
+        max_len: 256 << 10,
+        seed: *b"cantus fuzz seed: issue 17 cases",
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let failures = root.join("../target/fuzz-failures");
+    // Panics inside readers are caught and reported; keep their default output quiet.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut report = Vec::new();
+    let mut failure = None;
+    for target in targets() {
+        match run(&target, &root.join("corpus"), budget, &ALLOC, &failures) {
+            Ok(s) => report.push(format!(
+                "{:>9}: {:>5} inputs, worst peak {:>10} bytes (input {:>8} bytes; limit {} + {}/byte), worst time {:?}",
+                target.name,
+                s.inputs,
+                s.worst_bytes.0,
+                s.worst_bytes.1,
+                target.limits.base_bytes,
+                target.limits.per_byte,
+                s.worst_time
+            )),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    eprintln!("{}", report.join("\n"));
+    if let Some(e) = failure {
+        panic!("{e}");
+    }
+}

@@ -1,0 +1,332 @@
+//! `cantus-fake-server`: a loopback HTTP/1.1 model server written by hand, for tests
+//! only (a dev-dependency, never shipped), so a test can make a server misbehave
+//! precisely: any status and headers, a body cut short, a connection closed without a
+//! word, a slow answer, a hang past the client's timeout — or pass a request on to a
+//! real server (a fault-injecting proxy).
+//!
+//! It runs on std threads, one per connection, so it serves async clients in the same
+//! process and a separate `cantus` process alike. Each connection takes the next
+//! scripted [`Reply`] (the last one repeats) and records the request it read; the
+//! server also counts requests in flight ([`FakeServer::peak`]). It binds 127.0.0.1
+//! only and stops when dropped.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the server does with one connection, after reading the request.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A complete response with a correct `Content-Length`.
+    Http {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// A complete response whose JSON error message quotes the `Authorization` header
+    /// the client sent — the worst case an API key can meet.
+    EchoAuthorization { status: u16 },
+    /// These bytes exactly, then close (truncated bodies, garbage).
+    Raw(String),
+    /// Wait this long, then close without answering (a hung server).
+    Hang(Duration),
+    /// Close without answering ("empty reply").
+    Close,
+    /// Send the request to the server at `host:port` and relay its answer.
+    Forward(String),
+    /// Wait, then do the inner reply (a slow server).
+    Delayed(Duration, Box<Reply>),
+}
+
+impl Reply {
+    /// Any status with a JSON body.
+    pub fn status(status: u16, body: &str) -> Reply {
+        Reply::Http {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.into(),
+        }
+    }
+
+    /// `200` with a JSON body.
+    pub fn json(body: serde_json::Value) -> Reply {
+        Reply::status(200, &body.to_string())
+    }
+
+    /// Adds a header.
+    pub fn with_header(mut self, name: &str, value: &str) -> Reply {
+        if let Reply::Http { headers, .. } = &mut self {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+}
+
+/// A request as the server read it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    /// Header names lower-cased.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Seen {
+    /// The value of header `name` (lower-case), if sent.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON (panics if the client sent something else: a test failure).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).expect("the client sent JSON")
+    }
+}
+
+/// Requests being answered now, and the most at one time.
+#[derive(Default)]
+struct Load {
+    now: usize,
+    peak: usize,
+}
+
+/// A running fake server.
+pub struct FakeServer {
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    load: Arc<Mutex<Load>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl FakeServer {
+    /// Starts a server answering connections with `script` in order.
+    pub fn start(script: Vec<Reply>) -> FakeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let url = format!("http://{}", listener.local_addr().expect("local addr"));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let load = Arc::new(Mutex::new(Load::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (log, gauge, stopped) = (seen.clone(), load.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().enumerate() {
+                if stopped.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(stream) = stream else { continue };
+                let reply = script
+                    .get(n)
+                    .or(script.last())
+                    .cloned()
+                    .unwrap_or(Reply::Close);
+                let (log, gauge) = (log.clone(), gauge.clone());
+                std::thread::spawn(move || serve(stream, reply, &log, &gauge));
+            }
+        });
+        FakeServer {
+            url,
+            seen,
+            load,
+            stop,
+        }
+    }
+
+    /// Requests read so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().expect("log").clone()
+    }
+
+    /// How many requests arrived.
+    pub fn count(&self) -> usize {
+        self.seen.lock().expect("log").len()
+    }
+
+    /// The most requests being answered at one time.
+    pub fn peak(&self) -> usize {
+        self.load.lock().expect("load").peak
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        if let Some(addr) = self.url.strip_prefix("http://") {
+            let _ = TcpStream::connect(addr);
+        }
+    }
+}
+
+fn serve(mut stream: TcpStream, reply: Reply, log: &Mutex<Vec<Seen>>, load: &Mutex<Load>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let Some(seen) = read_message(&mut stream) else {
+        return;
+    };
+    log.lock().expect("log").push(seen.clone());
+    {
+        let mut l = load.lock().expect("load");
+        l.now += 1;
+        l.peak = l.peak.max(l.now);
+    }
+    answer(&mut stream, reply, &seen);
+    load.lock().expect("load").now -= 1;
+    let _ = stream.flush();
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+fn answer(stream: &mut TcpStream, reply: Reply, seen: &Seen) {
+    match reply {
+        Reply::Http {
+            status,
+            headers,
+            body,
+        } => write_response(stream, status, &headers, &body),
+        Reply::EchoAuthorization { status } => {
+            let token = seen.header("authorization").unwrap_or("(none)");
+            let body = serde_json::json!({"error": {"message": format!("rejected {token}")}});
+            let headers = [("content-type".to_string(), "application/json".to_string())];
+            write_response(stream, status, &headers, &body.to_string());
+        }
+        Reply::Raw(bytes) => {
+            let _ = stream.write_all(bytes.as_bytes());
+        }
+        Reply::Hang(d) => std::thread::sleep(d),
+        Reply::Close => {}
+        Reply::Forward(upstream) => {
+            if let Some(answer) = forward(&upstream, seen) {
+                let _ = stream.write_all(&answer);
+            }
+        }
+        Reply::Delayed(wait, inner) => {
+            std::thread::sleep(wait);
+            answer(stream, *inner, seen);
+        }
+    }
+}
+
+fn write_response(stream: &mut TcpStream, status: u16, headers: &[(String, String)], body: &str) {
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (n, v) in headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    ));
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body.as_bytes());
+}
+
+/// Sends `request` (as read, re-framed with `Connection: close`) to `upstream` and
+/// returns its whole answer, or `None` if the upstream could not be reached.
+fn forward(upstream: &str, request: &Seen) -> Option<Vec<u8>> {
+    let mut conn = TcpStream::connect(upstream).ok()?;
+    conn.set_read_timeout(Some(Duration::from_secs(120))).ok()?;
+    let mut head = format!(
+        "{} {} HTTP/1.1\r\nhost: {upstream}\r\n",
+        request.method, request.path
+    );
+    for (n, v) in &request.headers {
+        if !matches!(n.as_str(), "host" | "connection" | "content-length") {
+            head.push_str(&format!("{n}: {v}\r\n"));
+        }
+    }
+    head.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n",
+        request.body.len()
+    ));
+    conn.write_all(head.as_bytes()).ok()?;
+    conn.write_all(request.body.as_bytes()).ok()?;
+    let answer = read_message(&mut conn)?;
+    // Re-frame the answer the same way: status line, headers, exact length.
+    let mut out = format!("{} {}\r\n", answer.method, answer.path);
+    for (n, v) in &answer.headers {
+        if !matches!(
+            n.as_str(),
+            "connection" | "content-length" | "transfer-encoding"
+        ) {
+            out.push_str(&format!("{n}: {v}\r\n"));
+        }
+    }
+    out.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n",
+        answer.body.len()
+    ));
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(answer.body.as_bytes());
+    Some(bytes)
+}
+
+/// Reads one HTTP/1.1 message (request or response) framed by `Content-Length`, or by
+/// the end of the stream when there is none. For a response, `method` holds the
+/// protocol and `path` the status code and reason.
+fn read_message(stream: &mut TcpStream) -> Option<Seen> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let (method, path) = lines.next()?.split_once(' ')?;
+    let path = path.split(" HTTP/").next().unwrap_or(path);
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: Option<usize> = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok());
+    while length.is_none_or(|l| buf.len() < head_end + l) {
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = String::from_utf8_lossy(&buf[head_end..]).to_string();
+    Some(Seen {
+        method: method.to_string(),
+        path: path.to_string(),
+        headers,
+        body,
+    })
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Whatever",
+    }
+}
+
+/// An OpenAI chat completion answering `text`.
+pub fn openai_reply(text: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "fake-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+    })
+}

@@ -1,0 +1,74 @@
+//! `cantus teach CONCEPT`: a teaching example of a device from Cantus's concept
+//! catalogue, by the concept's embedded proposer (twelve-tone and counterpoint
+//! concepts) or a model (`--config`), judged by the concept's challenge, novelty
+//! against the example shown and copy against the references.
+
+use super::workflow::{Setup, WorkflowArgs};
+use super::{Exit, bad_input};
+use cantus::models::Configured;
+use cantus_concepts::{Answerer, Catalogue, TeachOptions, teach};
+use cantus_libretto::Calibration;
+use cantus_libretto::workflow::model::ModelOptions;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The concept's id (see --list).
+    #[arg(required_unless_present = "list")]
+    pub concept: Option<String>,
+    /// List the catalogue: id, level, name and challenge of every concept.
+    #[arg(long)]
+    pub list: bool,
+    #[command(flatten)]
+    pub common: WorkflowArgs,
+}
+
+pub fn run(args: Args) -> Exit {
+    let catalogue = Catalogue::shipped();
+    if args.list {
+        for c in &catalogue.concepts {
+            let by = if c.example.is_some() {
+                "embedded or --config"
+            } else {
+                "--config only"
+            };
+            say!("{:<30} {:<13} {} ({by})", c.id, c.level.name(), c.title);
+            if let Ok(challenge) = c.challenge(Calibration::original()) {
+                say!("    {}", challenge.statement());
+            }
+        }
+        return Exit::Ok;
+    }
+    let Some(id) = &args.concept else {
+        return bad_input("name a concept, or --list");
+    };
+    let concept = match catalogue.find(id) {
+        Ok(c) => c,
+        Err(e) => return bad_input(e),
+    };
+    let Setup {
+        table,
+        references,
+        model,
+        rounds,
+    } = match args.common.setup() {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    let options = TeachOptions {
+        table: &table,
+        references: references.as_ref(),
+        rounds,
+        seed: args.common.seed,
+    };
+    let answerer = match &model {
+        None => Answerer::Embedded,
+        Some(Configured { backend, .. }) => Answerer::Model {
+            backend: backend.as_ref(),
+            options: ModelOptions::default(),
+        },
+    };
+    match super::runtime().block_on(teach(concept, answerer, &options)) {
+        Ok(run) => args.common.finish(&run),
+        Err(e) => bad_input(e),
+    }
+}

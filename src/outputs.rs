@@ -1,0 +1,225 @@
+//! A run's files on disk, written as one unit.
+//!
+//! A [`RunDir`] collects a run's files in a hidden temporary directory beside the
+//! destination and renames it into place only when every file is written
+//! ([`RunDir::commit`]). A reader therefore sees the earlier run whole or the new run
+//! whole, never a mixture — not after a failed second run, not after a kill half-way
+//! through writing. A destination that holds anything but a run's files is never
+//! replaced; one that holds an earlier run is replaced only when asked (`--force`).
+
+use cantus_music::Score;
+use cantus_music::format::{Format, render};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The names a run directory holds (anything else means it is not one).
+const RUN_FILES: &[&str] = &[
+    "piece.txt",
+    "piece.musicxml",
+    "piece.ly",
+    "piece.mid",
+    "unreleased-piece.txt",
+    "unreleased-piece.musicxml",
+    "unreleased-piece.ly",
+    "unreleased-piece.mid",
+    "raw-reply.txt",
+    "report.json",
+    "spec.toml",
+    "trace.jsonl",
+];
+
+/// Why a run's outputs could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The destination holds files that are not a run's: it is never replaced.
+    #[error(
+        "{}: not empty and not a Cantus run directory (it holds {found}); choose another --out",
+        dir.display()
+    )]
+    Foreign { dir: PathBuf, found: String },
+    /// The destination holds an earlier run and `--force` was not given.
+    #[error(
+        "{}: holds an earlier run; give --force to replace it, or choose another --out",
+        dir.display()
+    )]
+    EarlierRun { dir: PathBuf },
+    /// A file or directory operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+    move |source| OutputError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// A run directory being written.
+#[derive(Debug)]
+pub struct RunDir {
+    /// Where the run ends up.
+    dest: PathBuf,
+    /// Where its files are written until [`RunDir::commit`].
+    staging: PathBuf,
+    committed: bool,
+}
+
+impl RunDir {
+    /// Starts a run whose files will end up in `dest`. `dest` must not exist, be
+    /// empty, or (with `replace`) hold an earlier run's files only.
+    pub fn create(dest: &Path, replace: bool) -> Result<RunDir, OutputError> {
+        check_destination(dest, replace)?;
+        let parent = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+        let name = dest
+            .file_name()
+            .map_or_else(|| "run".into(), |n| n.to_string_lossy().into_owned());
+        let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
+        }
+        std::fs::create_dir(&staging).map_err(io(&staging))?;
+        Ok(RunDir {
+            dest: dest.to_owned(),
+            staging,
+            committed: false,
+        })
+    }
+
+    /// Where `name` will be once the run is committed (what reports list).
+    pub fn final_path(&self, name: &str) -> PathBuf {
+        self.dest.join(name)
+    }
+
+    /// Writes `bytes` as `name`; the file's final path.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
+        let path = self.staging.join(name);
+        std::fs::write(&path, bytes).map_err(io(&self.final_path(name)))?;
+        Ok(self.final_path(name))
+    }
+
+    /// Writes `value` as pretty JSON (keys sorted, as every Cantus report is).
+    pub fn write_json(&self, name: &str, value: &impl Serialize) -> Result<PathBuf, OutputError> {
+        let value = serde_json::to_value(value).map_err(|e| OutputError::Io {
+            path: self.final_path(name),
+            source: std::io::Error::other(e),
+        })?;
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        self.write(name, text.as_bytes())
+    }
+
+    /// Writes with `f` into a new file `name` (e.g. a trace).
+    pub fn write_with(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> Result<PathBuf, OutputError> {
+        let path = self.staging.join(name);
+        let file = std::fs::File::create(&path).map_err(io(&self.final_path(name)))?;
+        let mut out = std::io::BufWriter::new(file);
+        f(&mut out)
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .map_err(io(&self.final_path(name)))?;
+        Ok(self.final_path(name))
+    }
+
+    /// Writes `score` as `{prefix}.txt`, `.musicxml`, `.ly` and `.mid`: the files
+    /// written, and for each one that could not be, why.
+    pub fn write_score(&self, prefix: &str, score: &Score) -> (Vec<PathBuf>, Vec<String>) {
+        let mut written = Vec::new();
+        let mut errors = Vec::new();
+        for format in [
+            Format::Grammar,
+            Format::MusicXml,
+            Format::LilyPond,
+            Format::Midi,
+        ] {
+            let name = format!("{prefix}.{}", format.extension());
+            match render(score, format)
+                .map_err(|e| format!("{}: {e}", self.final_path(&name).display()))
+                .and_then(|bytes| self.write(&name, &bytes).map_err(|e| e.to_string()))
+            {
+                Ok(path) => written.push(path),
+                Err(e) => errors.push(e),
+            }
+        }
+        (written, errors)
+    }
+
+    /// Moves the finished run into place: an earlier run there is replaced as a
+    /// whole (moved aside, then removed).
+    pub fn commit(mut self) -> Result<PathBuf, OutputError> {
+        if self.dest.exists() {
+            let aside = self.staging.with_extension("old");
+            std::fs::rename(&self.dest, &aside).map_err(io(&self.dest))?;
+            std::fs::rename(&self.staging, &self.dest).map_err(io(&self.dest))?;
+            std::fs::remove_dir_all(&aside).map_err(io(&aside))?;
+        } else {
+            std::fs::rename(&self.staging, &self.dest).map_err(io(&self.dest))?;
+        }
+        self.committed = true;
+        Ok(self.dest.clone())
+    }
+}
+
+impl Drop for RunDir {
+    /// A run that was not committed leaves nothing behind.
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Whether `dest` may receive a run (see [`RunDir::create`]).
+fn check_destination(dest: &Path, replace: bool) -> Result<(), OutputError> {
+    if !dest.exists() {
+        return Ok(());
+    }
+    if !dest.is_dir() {
+        return Err(OutputError::Foreign {
+            dir: dest.to_owned(),
+            found: "is a file".into(),
+        });
+    }
+    let mut foreign = Vec::new();
+    let mut empty = true;
+    for entry in std::fs::read_dir(dest).map_err(io(dest))? {
+        let entry = entry.map_err(io(dest))?;
+        empty = false;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !RUN_FILES.contains(&name.as_str()) || entry.path().is_dir() {
+            foreign.push(name);
+        }
+    }
+    if empty {
+        return Ok(());
+    }
+    if !foreign.is_empty() {
+        foreign.sort();
+        let shown: Vec<String> = foreign.iter().take(3).map(|n| format!("`{n}`")).collect();
+        let more = if foreign.len() > 3 {
+            format!(" and {} more", foreign.len() - 3)
+        } else {
+            String::new()
+        };
+        return Err(OutputError::Foreign {
+            dir: dest.to_owned(),
+            found: format!("{}{more}", shown.join(", ")),
+        });
+    }
+    if replace {
+        Ok(())
+    } else {
+        Err(OutputError::EarlierRun {
+            dir: dest.to_owned(),
+        })
+    }
+}

@@ -1,0 +1,437 @@
+//! The twelve-tone jobs of the program: compose a piece (with the embedded proposer
+//! or a model, through the harness, with Libretto's revise loop, or as the raw
+//! one-reply baseline) and leave it on disk as one run directory.
+//!
+//! The CLI parses flags into a [`Piece`] and a [`Way`], calls [`compose`], and prints
+//! what comes back; everything between lives here.
+
+use crate::models::Configured;
+use crate::outputs::{OutputError, RunDir};
+use cantus_framework::{Budget, Outcome, Progress, Proposer, Revise};
+use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
+use cantus_music::Score;
+use cantus_twelve_tone::blueprint::BlueprintError;
+use cantus_twelve_tone::compose::{Composer, Composition, budget};
+use cantus_twelve_tone::gate::GateMode;
+use cantus_twelve_tone::proposer::llm::LlmProposer;
+use cantus_twelve_tone::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
+use cantus_twelve_tone::report::{BriefReport, ComposeReport};
+use cantus_twelve_tone::spec::{CompiledBrief, Spec, SpecError, compile_brief};
+use cantus_twelve_tone::{EmbeddedProposer, TwelveTone};
+use std::path::{Path, PathBuf};
+
+/// What to compose: a spec, and the brief it was compiled from, if any.
+pub struct Piece {
+    pub spec: Spec,
+    pub brief: Option<(String, CompiledBrief)>,
+}
+
+/// Why a piece could not be set up; each is bad input.
+#[derive(Debug, thiserror::Error)]
+pub enum PieceError {
+    #[error("give --brief \"…\" or --spec FILE")]
+    Missing,
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("{0}")]
+    Brief(String),
+}
+
+impl Piece {
+    /// The spec of `brief`, or of the spec file at `spec`.
+    pub fn load(brief: Option<&str>, spec: Option<&Path>) -> Result<Piece, PieceError> {
+        if let Some(path) = spec {
+            let text = std::fs::read_to_string(path).map_err(|source| PieceError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
+            let spec = Spec::from_toml_str(&text, &path.display().to_string())?;
+            return Ok(Piece { spec, brief: None });
+        }
+        let text = brief.ok_or(PieceError::Missing)?;
+        let compiled = compile_brief(text).map_err(|e| PieceError::Brief(e.to_string()))?;
+        Ok(Piece {
+            spec: compiled.spec.clone(),
+            brief: Some((text.to_owned(), compiled)),
+        })
+    }
+
+    fn brief_report(&self) -> Option<BriefReport<'_>> {
+        self.brief
+            .as_ref()
+            .map(|(text, compiled)| BriefReport::of(text, compiled))
+    }
+}
+
+/// How to compose.
+pub enum Way<'a> {
+    /// The propose–verify–repair harness, with the embedded proposer or the model.
+    Harness { model: Option<&'a Configured> },
+    /// Up to `rounds` harness rounds measured by Libretto's degeneracy gate against the
+    /// serial reference; only a piece passing both gates is released.
+    Revise {
+        model: Option<&'a Configured>,
+        rounds: u32,
+    },
+    /// The model writes the whole piece in one reply; the same strict gate judges it.
+    Raw { model: &'a Configured },
+}
+
+/// The gate mode: the flag, else the config's `[gate] mode`, else strict.
+pub fn gate_mode(flag: Option<GateMode>, model: Option<&Configured>) -> GateMode {
+    flag.or(model.map(|m| m.settings.gate.mode))
+        .unwrap_or_default()
+}
+
+/// One revise round as the CLI prints it.
+#[derive(Clone, Debug)]
+pub struct RoundLine {
+    pub round: u32,
+    pub gate_passed: bool,
+    pub hard_violations: usize,
+    /// The degeneracy gate: passed, its extreme axes and its budget.
+    pub degeneracy: Option<(bool, Vec<String>, u64)>,
+    pub best: bool,
+}
+
+/// What a compose job came to.
+pub enum Composed {
+    /// A harness or revise run.
+    Harness {
+        composition: Composition,
+        rounds: Vec<RoundLine>,
+        written: Written,
+    },
+    /// A raw run.
+    Raw {
+        outcome: RawOutcome,
+        written: Written,
+    },
+}
+
+/// What was written, and what to tell the user.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub released: bool,
+    /// The failure's diagnostics (empty when released).
+    pub diagnostics: Vec<String>,
+    /// Files that could not be written, with why.
+    pub write_errors: Vec<String>,
+    /// The run directory (when it was committed).
+    pub dir: Option<PathBuf>,
+    /// Gate name and mode, or "gate not reached".
+    pub gate: String,
+}
+
+/// Why a compose job could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ComposeError {
+    #[error("cannot plan this piece: {0}")]
+    Plan(#[from] BlueprintError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// The budget and proposer of a harness run with `model` (or the embedded proposer).
+pub fn proposer(
+    model: Option<&Configured>,
+    constrained: bool,
+) -> (Box<dyn Proposer<TwelveTone>>, Budget) {
+    match model {
+        None => (Box::new(EmbeddedProposer), budget()),
+        Some(m) => (
+            Box::new(LlmProposer::new(
+                m.backend.clone(),
+                m.settings.ask(constrained),
+            )),
+            m.settings.harness.budget(budget()),
+        ),
+    }
+}
+
+/// One compose job, as the command line asks for it.
+pub struct Job<'a> {
+    pub piece: &'a Piece,
+    /// Seeds the plan and the proposer.
+    pub seed: u64,
+    pub mode: GateMode,
+    pub way: Way<'a>,
+    /// `--constrained`: constrained decoding whatever `[harness] constrained` says.
+    pub constrained: bool,
+    /// The run directory.
+    pub out: &'a Path,
+    /// Replace an earlier run in `out` (`--force`).
+    pub replace: bool,
+}
+
+/// Composes the job's piece the way it asks, and writes the run into its directory.
+pub async fn compose(
+    job: Job<'_>,
+    progress: Option<Box<dyn Fn(Progress) + Send + Sync>>,
+) -> Result<Composed, ComposeError> {
+    let Job {
+        piece,
+        seed,
+        mode,
+        way,
+        constrained,
+        out,
+        replace,
+    } = job;
+    let dir = RunDir::create(out, replace)?;
+    let (model, rounds) = match way {
+        Way::Raw { model } => {
+            let options = model.settings.ask(false);
+            let outcome = compose_raw(&piece.spec, seed, model.backend.as_ref(), &options).await?;
+            let written = write_raw(dir, &outcome, &piece.spec, seed);
+            return Ok(Composed::Raw { outcome, written });
+        }
+        Way::Harness { model } => (model, None),
+        Way::Revise { model, rounds } => (model, Some(rounds)),
+    };
+    let (proposer, budget) = self::proposer(model, constrained);
+    let mut composer = Composer::new(mode, budget);
+    if let Some(p) = progress {
+        composer = composer.with_progress(p);
+    }
+    let (composition, rounds) = match rounds {
+        None => (
+            composer
+                .compose(&piece.spec, seed, proposer.as_ref())
+                .await?,
+            Vec::new(),
+        ),
+        Some(rounds) => revise(&composer, &piece.spec, seed, proposer.as_ref(), rounds).await?,
+    };
+    let written = write_composition(dir, &composition, piece, seed);
+    Ok(Composed::Harness {
+        composition,
+        rounds,
+        written,
+    })
+}
+
+/// Up to `rounds` harness rounds, each measured by the degeneracy gate against the
+/// serial reference (Cantus's own released pieces); its feedback — what is extreme
+/// and which way to move — goes first into every section request of the next round.
+async fn revise(
+    composer: &Composer,
+    spec: &Spec,
+    seed: u64,
+    proposer: &dyn Proposer<TwelveTone>,
+    rounds: u32,
+) -> Result<(Composition, Vec<RoundLine>), BlueprintError> {
+    let view: fn(&Score) -> Score = Score::clone;
+    let measure = LibrettoMeasure::new(view, Calibration::serial().clone())
+        .with_degeneracy(Degeneracy::serial())
+        .named("libretto-degeneracy");
+    let composition = composer
+        .revise(spec, seed, proposer, &measure, Revise::measured(rounds))
+        .await?;
+    let lines = composition
+        .outcome
+        .trace()
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            cantus_framework::Entry::Round(r) => Some(RoundLine {
+                round: r.round,
+                gate_passed: r.gate_passed,
+                hard_violations: r.hard_violations,
+                degeneracy: degeneracy_of(&r.measure),
+                best: r.best,
+            }),
+            _ => None,
+        })
+        .collect();
+    Ok((composition, lines))
+}
+
+/// The degeneracy gate's verdict, from a round's measure facts.
+fn degeneracy_of(
+    facts: &std::collections::BTreeMap<String, serde_json::Value>,
+) -> Option<(bool, Vec<String>, u64)> {
+    let passed = facts.get("gates")?.get("LIB-DEGENERACY")?.as_bool()?;
+    let extremes = facts
+        .get("extremes")?
+        .as_array()?
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    let budget = facts.get("budget")?.as_u64()?;
+    Some((passed, extremes, budget))
+}
+
+/// Writes every output of `composition` and commits the run: a released piece is
+/// `piece.*`, an unreleased one `unreleased-piece.*`.
+pub fn write_composition(
+    dir: RunDir,
+    composition: &Composition,
+    piece: &Piece,
+    seed: u64,
+) -> Written {
+    let outcome = &composition.outcome;
+    let trace = outcome.trace();
+    let released = outcome.is_released();
+    let mut files = Vec::new();
+    let mut write_errors = Vec::new();
+    let mut note = |r: Result<PathBuf, OutputError>| match r {
+        Ok(p) => files.push(p.display().to_string()),
+        Err(e) => write_errors.push(e.to_string()),
+    };
+    note(dir.write_with("trace.jsonl", |out| trace.write_jsonl(out, true)));
+    note(dir.write("spec.toml", piece.spec.to_toml_string().as_bytes()));
+    let score: Option<&Score> = match outcome {
+        Outcome::Released { artefact, .. } => Some(artefact),
+        Outcome::Failure { artefact, .. } => artefact.as_ref(),
+    };
+    if let Some(score) = score {
+        let prefix = if released {
+            "piece"
+        } else {
+            "unreleased-piece"
+        };
+        let (written, errors) = dir.write_score(prefix, score);
+        files.extend(written.iter().map(|p| p.display().to_string()));
+        write_errors.extend(errors);
+    }
+    let report = ComposeReport::new(
+        composition,
+        &piece.spec,
+        piece.brief_report(),
+        seed,
+        files,
+        write_errors.clone(),
+    );
+    let diagnostics = report.diagnostics.clone();
+    if let Err(e) = dir.write_json("report.json", &report) {
+        write_errors.push(e.to_string());
+    }
+    finish(dir, released, diagnostics, write_errors, gate_name(outcome))
+}
+
+fn gate_name(outcome: &Outcome<TwelveTone>) -> String {
+    outcome
+        .trace()
+        .gate
+        .as_ref()
+        .map_or("gate not reached".to_owned(), |g| g.gate.clone())
+}
+
+/// Writes a raw run: the model's reply as it came (`raw-reply.txt`), the piece if it
+/// could be read, and `report.json`.
+fn write_raw(dir: RunDir, outcome: &RawOutcome, spec: &Spec, seed: u64) -> Written {
+    let mut write_errors = Vec::new();
+    if let Err(e) = dir.write("raw-reply.txt", outcome.text.as_bytes()) {
+        write_errors.push(e.to_string());
+    }
+    let scored: Option<(&Score, &str)> = match &outcome.verdict {
+        RawVerdict::Released { score, .. } => Some((score, "piece")),
+        RawVerdict::Refused { score, .. } => Some((score, "unreleased-piece")),
+        _ => None,
+    };
+    if let Some((score, prefix)) = scored {
+        write_errors.extend(dir.write_score(prefix, score).1);
+    }
+    if let Err(e) = dir.write_json("report.json", &RawReport::new(outcome, spec, seed)) {
+        write_errors.push(e.to_string());
+    }
+    let gate = outcome
+        .report()
+        .map_or("gate not reached".to_owned(), |r| r.gate.clone());
+    finish(
+        dir,
+        outcome.is_released(),
+        vec![outcome.summary()],
+        write_errors,
+        gate,
+    )
+}
+
+/// Commits the run directory, whatever the run's verdict: its files are what the
+/// user reads next.
+fn finish(
+    dir: RunDir,
+    released: bool,
+    diagnostics: Vec<String>,
+    mut write_errors: Vec<String>,
+    gate: String,
+) -> Written {
+    let dir = match dir.commit() {
+        Ok(d) => Some(d),
+        Err(e) => {
+            write_errors.push(e.to_string());
+            None
+        }
+    };
+    Written {
+        released,
+        diagnostics: if released { Vec::new() } else { diagnostics },
+        write_errors,
+        dir,
+        gate,
+    }
+}
+
+/// What `cantus verify` judges a piece against.
+#[derive(Clone, Debug, Default)]
+pub struct Against {
+    pub mode: GateMode,
+    /// The spec the piece was written to (registers, texture, crossing) and, with
+    /// `seed`, its schedule.
+    pub spec: Option<PathBuf>,
+    pub seed: u64,
+    /// The row, when there is no spec: pitch classes or a historical name.
+    pub row: Option<String>,
+}
+
+/// A judged piece.
+pub struct Verified {
+    pub loaded: cantus_music::format::Loaded,
+    pub report: cantus_framework::GateReport<cantus_twelve_tone::Location>,
+}
+
+/// Why a piece could not be judged at all; bad input.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(transparent)]
+    Piece(#[from] PieceError),
+    #[error("{0}")]
+    Plan(#[from] BlueprintError),
+    #[error("--row: {0}")]
+    Row(String),
+    #[error("{0}")]
+    Read(String),
+}
+
+/// Judges the piece in `file` by the strict (or relaxed) gate, against its spec, a
+/// given row, or the row inferred from the music.
+pub fn verify(file: &Path, lenient: bool, against: &Against) -> Result<Verified, VerifyError> {
+    use cantus_twelve_tone::Blueprint;
+    use cantus_twelve_tone::gate::SerialGate;
+    let plan = match &against.spec {
+        Some(path) => {
+            let piece = Piece::load(None, Some(path))?;
+            Some(Blueprint::new(&piece.spec, against.seed)?)
+        }
+        None => None,
+    };
+    let gate = match (&plan, &against.row) {
+        (Some(plan), _) => SerialGate::for_plan(plan, against.mode),
+        (None, Some(text)) => {
+            let (row, _) = cantus_twelve_tone::row::row_or_name(text)
+                .map_err(|e| VerifyError::Row(e.to_string()))?;
+            SerialGate::for_row(row, Default::default(), against.mode)
+        }
+        (None, None) => SerialGate::inferring(against.mode),
+    };
+    let loaded = cantus_music::format::read_path(file, lenient)
+        .map_err(|e| VerifyError::Read(e.to_string()))?;
+    let report = gate.judge_score(&loaded.score);
+    Ok(Verified { loaded, report })
+}
