@@ -13,6 +13,7 @@ macro_rules! say {
 }
 use std::process::ExitCode;
 
+mod analyze;
 mod bank;
 mod blind;
 mod calibrate;
@@ -50,8 +51,12 @@ enum Command {
     Compose(compose::Args),
     /// Compose every brief of a bank file (resumable; a progress bar on a terminal).
     Bank(bank::Args),
-    /// Judge any piece by a domain's release gate (twelve-tone, or --domain counterpoint).
+    /// Judge any piece by a domain's strict release gate (twelve-tone, or --domain
+    /// counterpoint): for generated pieces; to analyse music people wrote, use analyze.
     Verify(verify::Args),
+    /// Analyse a piece people wrote: row statements across the whole texture, elisions,
+    /// canons, notes left unexplained (use verify to judge a generated piece).
+    Analyze(analyze::Args),
     /// Convert a score between the text grammar, MIDI, MusicXML and LilyPond.
     Convert(convert::Args),
     /// Show a twelve-tone row's 48 forms, matrix and properties.
@@ -158,6 +163,7 @@ pub fn main() -> ExitCode {
         Command::Compose(args) => compose::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Bank(args) => bank::run(args),
+        Command::Analyze(args) => analyze::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Example(args) => example::run(args),

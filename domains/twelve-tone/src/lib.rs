@@ -1,5 +1,6 @@
 //! `cantus-twelve-tone`: the twelve-tone reference domain of Cantus.
 //!
+//! * [`analysis`]: the serial analyser for music people wrote (`cantus analyze`).
 //! * [`row`]: the row engine — 48 forms, matrix, labelling conventions, row theory, historical rows.
 //! * [`spec`]: what to write — a spec from TOML or compiled from an English brief.
 //! * [`blueprint`]: the spec cut into sections with every voice's row form (the schedule).
@@ -13,6 +14,7 @@
 //!   benchmarks.
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod blueprint;
 pub mod compose;
 mod domain;

@@ -75,6 +75,41 @@ fn a_last_statement_cut_short_is_reported_at_its_first_note() {
 }
 
 #[test]
+fn a_short_statement_counts_pitch_classes_not_notes() {
+    // Issue 14's case: 12 notes, 11 order positions (the last 1 re-sounds the one
+    // before it), but only 9 distinct pitch classes (4 and 2 come back early).
+    let pcs = [4, 5, 7, 9, 11, 0, 2, 4, 2, 10, 1, 1];
+    let report = strict().judge_score(&one_voice(line(&pcs, 0, None), 3));
+    let complete: Vec<_> = report
+        .violations
+        .iter()
+        .filter(|v| v.predicate == "TT-ROW-COMPLETE")
+        .collect();
+    assert_eq!(complete.len(), 1, "{}", report_text(&report));
+    let reason = &complete[0].reason;
+    assert!(
+        reason.contains("has only 9 of 12 pitch classes (4 5 7 9 11 0 2 4 2 10 1 1)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("missing 3 (D#), 6 (F#), 8 (G#)"),
+        "{reason}"
+    );
+    // The early return of 4 is reported with the distinct count so far, too.
+    let repeats: Vec<_> = report
+        .violations
+        .iter()
+        .filter(|v| v.predicate == "TT-REPEAT")
+        .map(|v| v.reason.as_str())
+        .collect();
+    assert!(
+        repeats.iter().any(|r| r.contains("2 (D) already sounded")
+            && r.contains("it has 7 of 12 pitch classes so far")),
+        "{repeats:?}"
+    );
+}
+
+#[test]
 fn a_chord_may_not_straddle_two_statements() {
     let p4 = form(FormKind::P, 4);
     let i7 = form(FormKind::I, 7);

@@ -60,7 +60,7 @@ mod plan;
 mod rules;
 mod segment;
 mod tables;
-mod time;
+pub(crate) mod time;
 mod vertical;
 
 pub use rules::Rule;

@@ -415,7 +415,7 @@ fn premature_repeat(input: &VoiceInput<'_>, k: usize, o: &Open, again: u16) -> F
             "{} already sounded in this statement{earlier} (it has {} of 12 pitch classes so far: {}); \
              a pitch class may not recur before all 12 have sounded",
             mask_text(again),
-            o.pos,
+            o.mask.count_ones(),
             prefix_text(input, o.first, k)
         ),
     )
@@ -553,7 +553,7 @@ fn incomplete(input: &VoiceInput<'_>, o: &Open, done: usize) -> Finding {
         "the voice's last statement (statement {}, from onset {}) has only {} of 12 pitch classes ({}); missing {}",
         done + 1,
         time_text::format(onset),
-        o.pos,
+        o.mask.count_ones(),
         prefix_text(input, o.first, input.events.len()),
         mask_text(missing)
     );

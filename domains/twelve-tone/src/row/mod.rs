@@ -36,7 +36,7 @@ pub mod historical;
 mod parse;
 pub mod report;
 mod table;
-mod theory;
+pub(crate) mod theory;
 
 use std::fmt;
 

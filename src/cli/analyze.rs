@@ -1,0 +1,82 @@
+//! `cantus analyze FILE`: the serial analysis of any piece (statements across the
+//! texture, elisions, canons, what is left unexplained). Use `cantus verify` to judge
+//! a generated piece by the strict release gate instead.
+
+use super::{Exit, bad_input};
+use cantus_music::format::read_path;
+use cantus_music::lilypond;
+use cantus_twelve_tone::analysis::{DEFAULT_MIN_POSITIONS, Options, analyze, annotations};
+use cantus_twelve_tone::row::row_or_name;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The piece: .txt (grammar), .mid or .musicxml.
+    file: PathBuf,
+    /// The row ("0 11 7 …", note names, or a historical name such as "Webern Op. 21"); inferred when absent.
+    #[arg(long)]
+    row: Option<String>,
+    /// Fewest order positions (of 12) a statement must sound to be reported.
+    #[arg(long, default_value_t = DEFAULT_MIN_POSITIONS)]
+    min_positions: u8,
+    /// Print the analysis as JSON instead of the listing.
+    #[arg(long)]
+    json: bool,
+    /// Also write the analysis as score annotations (labels, order positions) to this JSON file.
+    #[arg(long, value_name = "OUT.json")]
+    marks: Option<PathBuf>,
+    /// Also write the piece as LilyPond with the analysis drawn on it: each statement's
+    /// labels over its first note, order positions by the notes, unexplained notes grey.
+    #[arg(long, value_name = "OUT.ly")]
+    annotate: Option<PathBuf>,
+    /// Read a text-grammar file leniently.
+    #[arg(long)]
+    lenient: bool,
+}
+
+pub fn run(args: Args) -> Exit {
+    let row = match args.row.as_deref().map(row_or_name).transpose() {
+        Ok(row) => row.map(|(row, _)| row),
+        Err(e) => return bad_input(format!("--row: {e}")),
+    };
+    let loaded = match read_path(&args.file, args.lenient) {
+        Ok(l) => l,
+        Err(e) => return bad_input(e),
+    };
+    for w in &loaded.warnings {
+        eprintln!("{w}");
+    }
+    let options = Options {
+        row,
+        min_positions: args.min_positions,
+    };
+    let analysis = match analyze(&loaded.score, &options) {
+        Ok(a) => a,
+        Err(e) => return bad_input(format!("{}: {e}", args.file.display())),
+    };
+    let marks = annotations(&analysis);
+    if let Some(path) = &args.marks {
+        let text = serde_json::to_string_pretty(&marks).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            return bad_input(format!("{}: {e}", path.display()));
+        }
+    }
+    if let Some(path) = &args.annotate {
+        let written =
+            lilypond::write_annotated(&loaded.score, &marks, &lilypond::Options::default())
+                .map_err(|e| format!("cannot write {} as LilyPond: {e}", path.display()))
+                .and_then(|text| {
+                    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+                });
+        if let Err(e) = written {
+            return bad_input(e);
+        }
+    }
+    if args.json {
+        say!("{}", analysis.to_json());
+    } else {
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), "{analysis}");
+    }
+    Exit::Ok
+}
