@@ -358,6 +358,18 @@ impl Tally {
 }
 
 impl<'b> Asking<'b> {
+    /// The trace's record of the exchange whose last reply is `last`, naming the
+    /// backend as it calls itself now (a plugin names itself only once started).
+    pub fn exchange(
+        &self,
+        constraint: Option<&Constraint>,
+        last: &ModelReply,
+        honoured: Option<bool>,
+    ) -> ModelExchange {
+        self.tally
+            .exchange(self.backend.name(), constraint, last, honoured)
+    }
+
     /// Asking `backend` at most `1 + reasks` times.
     pub fn new(backend: &'b dyn ModelBackend, reasks: u32) -> Self {
         Asking {

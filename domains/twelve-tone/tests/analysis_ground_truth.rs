@@ -20,7 +20,7 @@ use cantus_music::{Score, Time};
 use cantus_twelve_tone::Blueprint;
 use cantus_twelve_tone::EmbeddedProposer;
 use cantus_twelve_tone::analysis::{Analysis, NoteRole, Options, Statement, analyze};
-use cantus_twelve_tone::compose::{budget, compose};
+use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::row::{Convention, RowForm};
 use cantus_twelve_tone::spec::compile_brief;
@@ -47,17 +47,10 @@ fn released(brief: &str, seed: u64) -> Option<(Arc<Blueprint>, Score)> {
         .build()
         .unwrap();
     let c = runtime
-        .block_on(compose(
-            &spec,
-            seed,
-            GateMode::Strict,
-            &EmbeddedProposer,
-            budget(),
-            None,
-        ))
+        .block_on(Composer::new(GateMode::Strict, budget()).compose(&spec, seed, &EmbeddedProposer))
         .unwrap();
     match c.outcome {
-        Outcome::Released { artefact, .. } => Some((c.plan, artefact)),
+        Outcome::Released { artefact, .. } => Some((Arc::new(c.plan), artefact)),
         _ => None,
     }
 }

@@ -189,20 +189,16 @@ impl Proposer<Counterpoint> for ModelProposer {
             "request": req.kind.label(),
             "slots": slots.iter().map(|&(b, beat)| slot_name(b, beat)).collect::<Vec<_>>(),
         });
-        let backend = self.backend.name();
         let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut last = String::new();
         while asking.more() {
             let reply = asking
                 .call(&request)
                 .await
-                .map_err(|e| ProposerError::from_model(&backend, e))?;
+                .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
             if let Some(notes) = read_reply(&reply.text, slots.len()) {
                 let honoured = constraint.as_ref().map(|_| true);
-                let exchange =
-                    asking
-                        .tally
-                        .exchange(backend, constraint.as_ref(), &reply, honoured);
+                let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
                 let events = slots
                     .iter()
                     .zip(notes)

@@ -98,7 +98,6 @@ impl LlmProposer {
                 Constraint::Gbnf(constraint::gbnf(&job))
             }
         });
-        let backend = self.backend.name();
         let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut best: Option<(reply::Read, ModelReply, Option<bool>)> = None;
         while asking.more() {
@@ -117,7 +116,7 @@ impl LlmProposer {
             let reply = asking
                 .call(&request)
                 .await
-                .map_err(|e| ProposerError::from_model(&backend, e))?;
+                .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
             let honoured = match &constraint {
                 None => None,
                 Some(Constraint::JsonSchema(_)) => Some(schema::honoured(&job, &reply.text)),
@@ -135,10 +134,7 @@ impl LlmProposer {
             };
             match reply::read(&job, &text, reply.truncated()) {
                 Ok(read) if read.complete() => {
-                    let exchange =
-                        asking
-                            .tally
-                            .exchange(backend, constraint.as_ref(), &reply, honoured);
+                    let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
                     return Ok(Proposal {
                         events: read.events,
                         cost: asking.tally.usage,
@@ -162,17 +158,13 @@ impl LlmProposer {
             Some((read, reply, honoured)) => Ok(Proposal {
                 events: read.events,
                 cost: asking.tally.usage,
-                exchange: Some(asking.tally.exchange(
-                    backend,
-                    constraint.as_ref(),
-                    &reply,
-                    honoured,
-                )),
+                exchange: Some(asking.exchange(constraint.as_ref(), &reply, honoured)),
             }),
             None => Err(ProposerError::BadOutput(format!(
-                "{} repl{} from {backend} could not be read; last: {}",
+                "{} repl{} from {} could not be read; last: {}",
                 asking.tally.calls,
                 if asking.tally.calls == 1 { "y" } else { "ies" },
+                self.backend.name(),
                 asking.why().unwrap_or_default().replace('\n', "; ")
             ))),
         }
@@ -184,7 +176,6 @@ impl LlmProposer {
         req: &ProposalRequest<'_, TwelveTone>,
     ) -> Result<Proposal<ToneEvent>, ProposerError> {
         let plan = req.spec;
-        let backend = self.backend.name();
         let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut feedback: Vec<String> = req.feedback.iter().map(ToString::to_string).collect();
         let mut last_error = String::new();
@@ -198,10 +189,10 @@ impl LlmProposer {
             let reply = asking
                 .call(&request)
                 .await
-                .map_err(|e| ProposerError::from_model(&backend, e))?;
+                .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
             match whole::read(plan, &reply.text) {
                 Ok(piece) => {
-                    let exchange = asking.tally.exchange(backend, None, &reply, None);
+                    let exchange = asking.exchange(None, &reply, None);
                     return Ok(Proposal {
                         events: whole::tagged(plan, &piece.score),
                         cost: asking.tally.usage,
@@ -217,7 +208,8 @@ impl LlmProposer {
             }
         }
         Err(ProposerError::BadOutput(format!(
-            "no whole piece could be read from {backend}: {last_error}"
+            "no whole piece could be read from {}: {last_error}",
+            self.backend.name()
         )))
     }
 }
