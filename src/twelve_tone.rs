@@ -404,9 +404,9 @@ pub enum VerifyError {
     #[error("{0}")]
     Plan(#[from] BlueprintError),
     #[error("--row: {0}")]
-    Row(String),
-    #[error("{0}")]
-    Read(String),
+    Row(#[from] cantus_twelve_tone::row::RowOrNameError),
+    #[error(transparent)]
+    Read(#[from] cantus_music::format::FormatError),
 }
 
 /// Judges the piece in `file` by the strict (or relaxed) gate, against its spec, a
@@ -424,14 +424,12 @@ pub fn verify(file: &Path, lenient: bool, against: &Against) -> Result<Verified,
     let gate = match (&plan, &against.row) {
         (Some(plan), _) => SerialGate::for_plan(plan, against.mode),
         (None, Some(text)) => {
-            let (row, _) = cantus_twelve_tone::row::row_or_name(text)
-                .map_err(|e| VerifyError::Row(e.to_string()))?;
+            let (row, _) = cantus_twelve_tone::row::row_or_name(text)?;
             SerialGate::for_row(row, Default::default(), against.mode)
         }
         (None, None) => SerialGate::inferring(against.mode),
     };
-    let loaded = cantus_music::format::read_path(file, lenient)
-        .map_err(|e| VerifyError::Read(e.to_string()))?;
+    let loaded = cantus_music::format::read_path(file, lenient)?;
     let report = gate.judge_score(&loaded.score);
     Ok(Verified { loaded, report })
 }

@@ -25,15 +25,8 @@ pub struct Args {
 }
 
 /// Reads `--calibration`, or the shipped table.
-pub fn table(path: Option<&Path>) -> Result<Calibration, String> {
-    match path {
-        None => Ok(Calibration::original().clone()),
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Calibration::from_json(&text, &p.display().to_string())
-                .map_err(|e| format!("{}: {e}", p.display()))
-        }
-    }
+pub fn table(path: Option<&Path>) -> Result<Calibration, cantus_libretto::CalibrationError> {
+    Calibration::from_file_or_original(path)
 }
 
 /// Measures one file against `table`; `Err` holds the exit to return.

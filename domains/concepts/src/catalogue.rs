@@ -269,14 +269,14 @@ impl Concept {
                 modes,
                 position,
             }) => {
-                Species::from_number(*species).ok_or_else(|| format!("no species {species}"))?;
+                parse_species(*species).map_err(|e| e.to_string())?;
                 if modes.len() < 2 {
                     return Err("a counterpoint example needs two modes or more: one for the worked example, others for the answers".into());
                 }
                 for mode in modes {
-                    ModeName::parse(mode).ok_or_else(|| format!("no mode `{mode}`"))?;
+                    parse_mode(mode).map_err(|e| e.to_string())?;
                 }
-                parse_position(position)?;
+                parse_position(position).map_err(|e| e.to_string())?;
                 Ok(())
             }
             None if serial || species => {
@@ -287,13 +287,51 @@ impl Concept {
     }
 }
 
+/// Why a concept's example cannot be written by its embedded author.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExampleError {
+    /// The twelve-tone example's brief does not compile.
+    #[error("brief `{brief}`: {error}")]
+    Brief {
+        /// The brief.
+        brief: String,
+        /// Why the compiler refused it.
+        error: cantus_twelve_tone::spec::BriefError,
+    },
+    /// Fux wrote five species; Cantus composes the first two.
+    #[error("no species {0}")]
+    NoSpecies(u8),
+    /// Not one of the church modes of Fux's cantus firmi.
+    #[error("no mode `{0}`")]
+    NoMode(String),
+    /// A counterpoint example names no mode.
+    #[error("no mode given")]
+    NoModes,
+    /// Neither `above` nor `below`.
+    #[error("position `{0}` is neither `above` nor `below`")]
+    Position(String),
+    /// An axis-band challenge names no Libretto axis.
+    #[error("no axis `{0}`")]
+    NoAxis(String),
+}
+
 /// `above` or `below`.
-pub(crate) fn parse_position(text: &str) -> Result<Position, String> {
+pub(crate) fn parse_position(text: &str) -> Result<Position, ExampleError> {
     match text {
         "above" => Ok(Position::Above),
         "below" => Ok(Position::Below),
-        _ => Err(format!("position `{text}` is neither `above` nor `below`")),
+        _ => Err(ExampleError::Position(text.into())),
     }
+}
+
+/// Species `n`, if Cantus composes it.
+pub(crate) fn parse_species(n: u8) -> Result<Species, ExampleError> {
+    Species::from_number(n).ok_or(ExampleError::NoSpecies(n))
+}
+
+/// The church mode named `name`.
+pub(crate) fn parse_mode(name: &str) -> Result<ModeName, ExampleError> {
+    ModeName::parse(name).ok_or_else(|| ExampleError::NoMode(name.into()))
 }
 
 #[cfg(test)]

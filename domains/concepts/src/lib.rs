@@ -28,7 +28,9 @@ mod catalogue;
 pub mod serial;
 mod species;
 
-pub use catalogue::{Catalogue, CatalogueError, ChallengeSpec, Concept, Example, Level};
+pub use catalogue::{
+    Catalogue, CatalogueError, ChallengeSpec, Concept, Example, ExampleError, Level,
+};
 
 use cantus_framework::{Domain, ModelBackend, Outcome};
 use cantus_libretto::retrieval::{ReferenceSet, excerpt};
@@ -54,13 +56,13 @@ pub enum TeachError {
     /// The concept is unknown or its entry is wrong.
     #[error(transparent)]
     Catalogue(#[from] CatalogueError),
-    /// The concept's example cannot be set up (a brief that does not compile).
+    /// The concept's example or challenge cannot be set up.
     #[error("concept `{id}`: {why}")]
     Example {
         /// The concept.
         id: String,
         /// Why.
-        why: String,
+        why: ExampleError,
     },
     /// No embedded proposer writes this concept.
     #[error(
@@ -104,7 +106,7 @@ impl Concept {
             ChallengeSpec::AxisBand { axis, above, below } => Box::new(AxisBand {
                 axis: Axis::from_id(axis).ok_or_else(|| TeachError::Example {
                     id: self.id.clone(),
-                    why: format!("no axis `{axis}`"),
+                    why: ExampleError::NoAxis(axis.clone()),
                 })?,
                 above: *above,
                 below: *below,
@@ -152,7 +154,7 @@ impl Concept {
 
     /// The embedded author of the concept's examples (`None`: a model's task).
     pub fn embedded_author(&self) -> Result<Option<Box<dyn Author>>, TeachError> {
-        let fail = |why: String| TeachError::Example {
+        let fail = |why: ExampleError| TeachError::Example {
             id: self.id.clone(),
             why,
         };
@@ -234,7 +236,7 @@ fn reference_example(
             pb.total_cmp(&pa)
         }
     })?;
-    let (_, piece) = set.read(pick).ok()?;
+    let (_, piece) = set.read(pick)?;
     let (_, shown) = excerpt(&piece)?;
     Some((set.pieces[pick].path.display().to_string(), shown))
 }

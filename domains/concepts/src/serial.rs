@@ -337,8 +337,11 @@ pub struct SerialAuthor {
 
 impl SerialAuthor {
     /// An author for `brief`, or why it cannot be compiled.
-    pub fn new(brief: &str) -> Result<SerialAuthor, String> {
-        let compiled = compile_brief(brief).map_err(|e| format!("brief `{brief}`: {e}"))?;
+    pub fn new(brief: &str) -> Result<SerialAuthor, crate::ExampleError> {
+        let compiled = compile_brief(brief).map_err(|error| crate::ExampleError::Brief {
+            brief: brief.into(),
+            error,
+        })?;
         Ok(SerialAuthor {
             spec: compiled.spec,
         })

@@ -10,10 +10,9 @@
 //! is therefore the dissonant passing tone, the one dissonance that species
 //! allows (rule `SS-upbeat-passing`).
 
-use crate::catalogue::parse_position;
+use crate::catalogue::{ExampleError, parse_mode, parse_position, parse_species};
 use cantus_counterpoint::{
-    Assignment, Beat, Cantus, EmbeddedProposer, Exercise, ModeName, ReadOptions, Species,
-    judge_score,
+    Assignment, Beat, Cantus, EmbeddedProposer, Exercise, ReadOptions, Species, judge_score,
 };
 use cantus_framework::async_trait;
 use cantus_libretto::workflow::teach::{Challenge, Checked};
@@ -179,19 +178,25 @@ pub struct SpeciesAuthor {
 impl SpeciesAuthor {
     /// An author in `species` against Fux's cantus firmi in `modes`, the
     /// counterpoint `position` (`above`/`below`) them.
-    pub fn new(species: u8, modes: &[String], position: &str) -> Result<SpeciesAuthor, String> {
-        let species =
-            Species::from_number(species).ok_or_else(|| format!("no species {species}"))?;
+    pub fn new(
+        species: u8,
+        modes: &[String],
+        position: &str,
+    ) -> Result<SpeciesAuthor, ExampleError> {
+        let species = parse_species(species)?;
         let position = parse_position(position)?;
         let assignments = modes
             .iter()
             .map(|m| {
-                let mode = ModeName::parse(m).ok_or_else(|| format!("no mode `{m}`"))?;
-                Ok(Assignment::new(Cantus::fux(mode), species, position))
+                Ok(Assignment::new(
+                    Cantus::fux(parse_mode(m)?),
+                    species,
+                    position,
+                ))
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, ExampleError>>()?;
         if assignments.is_empty() {
-            return Err("no mode given".into());
+            return Err(ExampleError::NoModes);
         }
         Ok(SpeciesAuthor { assignments })
     }

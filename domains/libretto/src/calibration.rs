@@ -30,6 +30,22 @@ pub enum CalibrationError {
         /// What is wrong with it.
         problem: String,
     },
+    /// The table's file cannot be read or holds a bad table.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: Box<CalibrationError>,
+    },
+    /// The file cannot be read.
+    #[error("{}: {why}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The system's reason.
+        why: String,
+    },
 }
 
 /// One axis's reference column.
@@ -130,6 +146,26 @@ impl Calibration {
         TABLE.get_or_init(|| {
             Calibration::from_json(ORIGINAL_JSON, "Libretto v2.2 corpus_distribution_314")
                 .expect("the shipped calibration table is valid (checked by a test)")
+        })
+    }
+
+    /// The table in `path` (`cantus calibrate`'s output or the original's format),
+    /// or the shipped 314-song table when `path` is `None`.
+    pub fn from_file_or_original(
+        path: Option<&std::path::Path>,
+    ) -> Result<Calibration, CalibrationError> {
+        let Some(path) = path else {
+            return Ok(Calibration::original().clone());
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| CalibrationError::Io {
+            path: path.to_owned(),
+            why: e.to_string(),
+        })?;
+        Calibration::from_json(&text, &path.display().to_string()).map_err(|e| {
+            CalibrationError::File {
+                path: path.to_owned(),
+                source: Box::new(e),
+            }
         })
     }
 

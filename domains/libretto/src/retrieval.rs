@@ -354,20 +354,18 @@ impl ReferenceSet {
         all
     }
 
-    /// Reads piece `i` again (for its notes): its layout and its score.
-    pub fn read(&self, i: usize) -> Result<(Loaded, Score), String> {
-        let piece = self
-            .pieces
-            .get(i)
-            .ok_or_else(|| format!("no reference piece {i}"))?;
-        load_with_score(&self.dir.join(&piece.path), true).map_err(|e| e.to_string())
+    /// Reads piece `i` again (for its notes): its layout and its score; `None` when
+    /// the file no longer reads (callers leave such a piece out).
+    pub fn read(&self, i: usize) -> Option<(Loaded, Score)> {
+        let piece = self.pieces.get(i)?;
+        load_with_score(&self.dir.join(&piece.path), true).ok()
     }
 
     /// Every readable piece's notes, for the copy gate (a piece that no longer
     /// reads is left out).
     pub fn grids(&self) -> Vec<NoteGrid> {
         (0..self.pieces.len())
-            .filter_map(|i| self.read(i).ok())
+            .filter_map(|i| self.read(i))
             .map(|(l, _)| NoteGrid::of(&l.layout.song()))
             .collect()
     }
@@ -377,7 +375,7 @@ impl ReferenceSet {
         neighbours
             .iter()
             .filter_map(|n| {
-                let (_, piece) = self.read(n.piece).ok()?;
+                let (_, piece) = self.read(n.piece)?;
                 let (from_bar, score) = excerpt(&piece)?;
                 let text = cantus_music::grammar::write(&score).ok()?;
                 Some(Shown {

@@ -35,14 +35,6 @@ fn shared_or_skip(what: &str) -> Option<PathBuf> {
     None
 }
 
-fn parse_meter(text: &str) -> Option<Meter> {
-    let (num, den) = text.split_once('/')?;
-    Some(Meter::new(
-        num.trim().parse().ok()?,
-        den.trim().parse().ok()?,
-    ))
-}
-
 #[test]
 fn every_corpus_midi_file_reads_with_the_manifest_note_count() {
     let Some(shared) = shared_or_skip("MIDI corpus check") else {
@@ -90,7 +82,9 @@ fn every_corpus_midi_file_reads_with_the_manifest_note_count() {
                     score.voices.len()
                 ));
             }
-            let meter = item["time_signature"].as_str().and_then(parse_meter);
+            let meter = item["time_signature"]
+                .as_str()
+                .and_then(|m| m.parse::<Meter>().ok());
             if meter != Some(score.meter) {
                 problems.push(format!(
                     "{name}: meter {} vs manifest {meter:?}",

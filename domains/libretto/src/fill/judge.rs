@@ -7,7 +7,7 @@
 use super::{FillError, FillRequest, Filled};
 use crate::calibration::Calibration;
 use crate::copy::NoteGrid;
-use crate::fingerprint::{Fingerprint, raw_axes};
+use crate::fingerprint::{Fingerprint, MeasureError, raw_axes};
 use crate::gates::{CopyGate, Degeneracy};
 use crate::song::Layout;
 use cantus_music::{Event, Score, Time};
@@ -71,9 +71,33 @@ pub fn retain_bars(score: &Score, keep: impl Fn(u32) -> bool) -> Score {
     out
 }
 
-fn fingerprint_of(score: &Score, table: &Calibration) -> Result<(Fingerprint, NoteGrid), String> {
-    let layout = Layout::from_score(score).map_err(|e| e.to_string())?;
-    let raw = raw_axes(&layout).map_err(|e| e.to_string())?;
+/// Why a filled piece cannot be judged.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// The model or the embedded filler left the gap silent.
+    #[error("no note starts inside bars {first}-{last}")]
+    SilentGap {
+        /// The gap's first bar (1-based).
+        first: u32,
+        /// Its last bar.
+        last: u32,
+    },
+    /// The axes cannot read the piece or its new bars.
+    #[error("the {part} cannot be measured: {source}")]
+    Unmeasurable {
+        /// `filled piece` or `new bars`.
+        part: &'static str,
+        /// Why.
+        source: MeasureError,
+    },
+}
+
+fn fingerprint_of(
+    score: &Score,
+    table: &Calibration,
+) -> Result<(Fingerprint, NoteGrid), MeasureError> {
+    let layout = Layout::from_score(score)?;
+    let raw = raw_axes(&layout)?;
     Ok((
         Fingerprint::place(&raw, table),
         NoteGrid::of(&layout.song()),
@@ -151,18 +175,18 @@ impl<'a> Gap<'a> {
 
     /// Measures a filled piece; `Err` says why it cannot be judged (a silent
     /// gap, a piece the axes cannot read).
-    pub fn judge(&self, filled: &Score) -> Result<Judged, String> {
+    pub fn judge(&self, filled: &Score) -> Result<Judged, JudgeError> {
         let region = retain_bars(filled, |b| b >= self.first_bar && b <= self.last_bar);
         if region.event_count() == 0 {
-            return Err(format!(
-                "no note starts inside bars {}-{}",
-                self.first_bar, self.last_bar
-            ));
+            return Err(JudgeError::SilentGap {
+                first: self.first_bar,
+                last: self.last_bar,
+            });
         }
-        let (fp, _) = fingerprint_of(filled, self.table)
-            .map_err(|e| format!("the filled piece cannot be measured: {e}"))?;
-        let (region_fp, region_grid) = fingerprint_of(&region, self.table)
-            .map_err(|e| format!("the new bars cannot be measured: {e}"))?;
+        let unmeasurable = |part| move |source| JudgeError::Unmeasurable { part, source };
+        let (fp, _) = fingerprint_of(filled, self.table).map_err(unmeasurable("filled piece"))?;
+        let (region_fp, region_grid) =
+            fingerprint_of(&region, self.table).map_err(unmeasurable("new bars"))?;
         let copy = self.copy.check(&region_grid);
         let degeneracy = self.degeneracy.check(&fp);
         let copy_risk = crate::copy::copy_risk(&region_grid, &self.copy.references);
@@ -191,7 +215,7 @@ pub struct Selection {
 
 impl Selection {
     /// Records a candidate that could not be judged.
-    pub fn fail(&mut self, why: String) {
+    pub fn fail(&mut self, why: impl std::fmt::Display) {
         self.tried += 1;
         self.failures
             .push(format!("candidate {}: {why}", self.tried));

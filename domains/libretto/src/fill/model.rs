@@ -124,7 +124,7 @@ pub async fn fill_with_model(
                 }
             }
             Err(why) => {
-                feedback = vec![why.clone()];
+                feedback = vec![why.to_string()];
                 selection.fail(why);
             }
         }

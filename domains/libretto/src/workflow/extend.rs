@@ -176,7 +176,7 @@ impl Judge for ExtendJob {
         let judged = self
             .gap()
             .map_err(|e| e.to_string())
-            .and_then(|g| g.judge(piece));
+            .and_then(|g| g.judge(piece).map_err(|e| e.to_string()));
         let grid = Layout::from_score(&region)
             .ok()
             .map(|l| NoteGrid::of(&l.song()));

@@ -252,6 +252,6 @@ mod tests {
     fn a_cut_off_token_is_dropped_and_said() {
         let (score, notes) = read_piece(HEAD, "@1 [-]\n  A: C4@1>4 D4@5", true).unwrap();
         assert_eq!(score.event_count(), 1);
-        assert!(notes[0].contains("`D4@5` was dropped"), "{notes:?}");
+        assert!(notes[0].contains("`D4@5` was set aside"), "{notes:?}");
     }
 }

@@ -6,9 +6,9 @@
 //! warning plus the original's default (4/4, GRID 16, no key/tempo/bars) in
 //! lenient mode. Unknown fields are allowed by the spec and ignored silently.
 
+use super::MAX_GRID;
 use super::diagnostic::{LineRef, Sink, rule};
 use super::lexical::{Fault, digit_run, offset_in, parse_u32, read_spelling, strip_comment};
-use super::{MAX_GRID, MAX_METER};
 use crate::score::{Key, Meter, Mode, Time};
 
 /// The header fields Cantus reads.
@@ -145,7 +145,7 @@ pub(crate) fn parse_header(sink: &mut Sink<'_>, at: LineRef<'_>) -> Header {
                     "key left unknown",
                 ),
             },
-            "METER" => match parse_meter(value) {
+            "METER" => match value.parse::<Meter>().ok() {
                 Some(meter) => header.meter = meter,
                 None => sink.report(
                     at,
@@ -256,13 +256,6 @@ fn parse_key(value: &str) -> Option<Option<Key>> {
         _ => return None,
     };
     Some(Some(Key { tonic, mode }))
-}
-
-/// `num/den` with both parts in 1..=[`MAX_METER`].
-fn parse_meter(value: &str) -> Option<Meter> {
-    let (num, den) = value.split_once('/')?;
-    let part = |s: &str| parse_u32(s.trim()).filter(|n| (1..=MAX_METER).contains(n));
-    Some(Meter::new(part(num)?, part(den)?))
 }
 
 /// `?` → `Some(None)`; a positive integer, decimal or fraction → its exact value.

@@ -228,15 +228,29 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// A row given as pitch classes or note names ([`Row::parse`]), or else by historical
 /// name ([`resolve`]); the historical entry too when it was a name. When both fail,
 /// the message gives both reasons.
-pub fn row_or_name(text: &str) -> Result<(Row, Option<&'static HistoricalRow>), String> {
+pub fn row_or_name(text: &str) -> Result<(Row, Option<&'static HistoricalRow>), RowOrNameError> {
     match Row::parse(text) {
         Ok(row) => Ok((row, None)),
-        Err(parse_err) => resolve(text).map(|h| (h.row, Some(h))).map_err(|name_err| {
-            format!(
-                "{text:?} is neither a row ({parse_err}) nor a historical row name ({name_err})"
-            )
-        }),
+        Err(as_row) => resolve(text)
+            .map(|h| (h.row, Some(h)))
+            .map_err(|as_name| RowOrNameError {
+                text: text.into(),
+                as_row: Box::new(as_row),
+                as_name: Box::new(as_name),
+            }),
     }
+}
+
+/// Why a text is neither a row nor the name of a historical one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is neither a row ({as_row}) nor a historical row name ({as_name})")]
+pub struct RowOrNameError {
+    /// The text given.
+    pub text: String,
+    /// Why it is not a row.
+    pub as_row: Box<RowError>,
+    /// Why it names no historical row.
+    pub as_name: Box<RowError>,
 }
 
 #[cfg(test)]

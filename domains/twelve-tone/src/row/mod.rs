@@ -44,7 +44,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use error::RowError;
 pub use form::{Convention, ConventionParseError, FormKind, FormParseError, RowForm};
-pub use historical::{HistoricalRow, historical_rows, resolve, row_or_name};
+pub use historical::{HistoricalRow, RowOrNameError, historical_rows, resolve, row_or_name};
 pub use report::{OrderedForms, RowsReport};
 pub use table::FormTable;
 
@@ -55,6 +55,24 @@ pub type PitchClass = u8;
 ///
 /// A `Row` can only be built through validation ([`Row::new`], [`Row::parse`],
 /// deserialisation), so holding one means holding a valid row.
+///
+/// ```
+/// use cantus_twelve_tone::row::{Convention, FormKind, Row, RowForm};
+///
+/// // Berg's Lyric Suite row, by note names.
+/// let row = Row::parse("F E C A G D Ab Db Eb Gb Bb B")?;
+/// assert_eq!(row.pcs(), [5, 4, 0, 9, 7, 2, 8, 1, 3, 6, 10, 11]);
+/// assert!(row.is_all_interval());
+///
+/// // Zero-centred labels: I5 starts on F and mirrors every interval.
+/// let i5 = row.form(RowForm::new(FormKind::I, 5), Convention::ZeroCentred);
+/// assert_eq!(i5[..3], [5, 6, 10]);
+///
+/// // A repeated pitch class is refused, naming where.
+/// let err = Row::parse("0 1 2 3 4 5 6 7 8 9 10 10").unwrap_err();
+/// assert!(err.to_string().contains("pitch class 10 occurs 2 times"), "{err}");
+/// # Ok::<(), cantus_twelve_tone::row::RowError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Row {
     pcs: [PitchClass; 12],

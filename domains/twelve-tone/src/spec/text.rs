@@ -12,17 +12,8 @@ use serde::de::{self, Visitor};
 use serde::{Deserializer, Serializer};
 use std::fmt;
 
-/// Reads `"num/den"` (spaces around the slash allowed).
-pub fn parse_meter(text: &str) -> Result<Meter, String> {
-    let bad = || format!("cannot read meter {text:?}: write it like \"3/4\"");
-    let (num, den) = text.split_once('/').ok_or_else(bad)?;
-    let num: u32 = num.trim().parse().map_err(|_| bad())?;
-    let den: u32 = den.trim().parse().map_err(|_| bad())?;
-    Ok(Meter::new(num, den))
-}
-
 /// Reads an exact fraction: `"1/10"`, `"0.125"`, `"12.5%"`, `"0"`, `"1"`.
-pub fn parse_fraction(text: &str) -> Result<Ratio<i64>, String> {
+pub(crate) fn parse_fraction(text: &str) -> Result<Ratio<i64>, String> {
     let trimmed = text.trim();
     let bad = |why: &str| format!("cannot read {text:?} as a fraction: {why}");
     if let Some(percent) = trimmed.strip_suffix('%') {
@@ -132,7 +123,7 @@ impl Visitor<'_> for MeterVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        parse_meter(v).map_err(E::custom)
+        v.parse::<Meter>().map_err(E::custom)
     }
 }
 
@@ -228,10 +219,10 @@ mod tests {
 
     #[test]
     fn meters_read_with_or_without_spaces() {
-        assert_eq!(parse_meter("6/8"), Ok(Meter::new(6, 8)));
-        assert_eq!(parse_meter(" 3 / 4 "), Ok(Meter::new(3, 4)));
-        assert!(parse_meter("3-4").is_err());
-        assert!(parse_meter("/4").is_err());
+        assert_eq!("6/8".parse::<Meter>(), Ok(Meter::new(6, 8)));
+        assert_eq!(" 3 / 4 ".parse::<Meter>(), Ok(Meter::new(3, 4)));
+        assert!("3-4".parse::<Meter>().is_err());
+        assert!("/4".parse::<Meter>().is_err());
     }
 
     #[test]
