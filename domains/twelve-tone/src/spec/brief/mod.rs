@@ -156,6 +156,22 @@ const RULES: &[fn(Ctx<'_>, usize) -> Option<Match>] = &[
 ];
 
 /// Compiles an English brief into a validated [`Spec`] (see the module docs).
+///
+/// ```
+/// use cantus_twelve_tone::spec::compile_brief;
+///
+/// let brief = compile_brief("A 16-bar quartet in 3/4 at 80 bpm on Webern's Op. 21 row")?;
+/// assert_eq!(brief.spec.bars, 16);
+/// assert_eq!(brief.spec.voices.len(), 4);
+/// assert_eq!(brief.spec.meter.to_string(), "3/4");
+/// assert_eq!(brief.spec.tempo, 80);
+/// // What the brief left open is filled in and said.
+/// assert!(brief.defaults_applied.iter().any(|d| d.starts_with("section")), "{:?}", brief.defaults_applied);
+///
+/// // A brief that asks for the impossible is refused, not guessed at.
+/// assert!(compile_brief("A 16-bar piece for 9 voices").is_err());
+/// # Ok::<(), cantus_twelve_tone::spec::BriefError>(())
+/// ```
 pub fn compile_brief(text: &str) -> Result<CompiledBrief, BriefError> {
     if text.trim().is_empty() {
         return Err(BriefError::Empty);
