@@ -2,8 +2,8 @@
 //! texture, elisions, canons, what is left unexplained). Use `cantus verify` to judge
 //! a generated piece by the strict release gate instead.
 
-use super::{Exit, bad_input};
-use cantus_music::format::read_path;
+use super::{Exit, ReadFlags, bad_input};
+use cantus_music::format::read_path_with;
 use cantus_music::lilypond;
 use cantus_twelve_tone::analysis::{DEFAULT_MIN_POSITIONS, Options, analyze, annotations};
 use cantus_twelve_tone::row::row_or_name;
@@ -29,9 +29,8 @@ pub struct Args {
     /// labels over its first note, order positions by the notes, unexplained notes grey.
     #[arg(long, value_name = "OUT.ly")]
     annotate: Option<PathBuf>,
-    /// Read a text-grammar file leniently.
-    #[arg(long)]
-    lenient: bool,
+    #[command(flatten)]
+    read: ReadFlags,
 }
 
 pub fn run(args: Args) -> Exit {
@@ -39,7 +38,7 @@ pub fn run(args: Args) -> Exit {
         Ok(row) => row.map(|(row, _)| row),
         Err(e) => return bad_input(format!("--row: {e}")),
     };
-    let loaded = match read_path(&args.file, args.lenient) {
+    let loaded = match read_path_with(&args.file, &args.read.options()) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };

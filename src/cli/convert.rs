@@ -1,7 +1,7 @@
 //! `cantus convert IN OUT`: between the text grammar, MIDI, MusicXML and LilyPond.
 
-use super::{Exit, bad_input};
-use cantus_music::format::{read_path, write_path};
+use super::{Exit, ReadFlags, bad_input};
+use cantus_music::format::{read_path_with, write_path};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -10,13 +10,12 @@ pub struct Args {
     input: PathBuf,
     /// Output score (.txt, .mid, .musicxml, .ly); the extension picks the format.
     output: PathBuf,
-    /// Read leniently, warning about what is skipped: the text grammar as Libretto's parser does, a damaged MIDI file as far as it goes.
-    #[arg(long)]
-    lenient: bool,
+    #[command(flatten)]
+    read: ReadFlags,
 }
 
 pub fn run(args: Args) -> Exit {
-    let loaded = match read_path(&args.input, args.lenient) {
+    let loaded = match read_path_with(&args.input, &args.read.options()) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };

@@ -142,6 +142,31 @@ pub fn print_json(value: &impl serde::Serialize) {
 }
 
 /// Prints an error for bad input and returns [`Exit::BadInput`].
+/// How a score file is read: the flags every command that reads scores shares.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct ReadFlags {
+    /// Read leniently, warning about what is skipped: the text grammar as Libretto's
+    /// parser does, a damaged MIDI file as far as it goes.
+    #[arg(long)]
+    pub lenient: bool,
+    /// MusicXML and MEI: read transposing parts at written pitch (default: sounding).
+    #[arg(long)]
+    pub written_pitch: bool,
+}
+
+impl ReadFlags {
+    pub fn options(self) -> cantus_music::ReadOptions {
+        cantus_music::ReadOptions {
+            lenient: self.lenient,
+            pitch: if self.written_pitch {
+                cantus_music::PitchLevel::Written
+            } else {
+                cantus_music::PitchLevel::Sounding
+            },
+        }
+    }
+}
+
 pub fn bad_input(message: impl std::fmt::Display) -> Exit {
     eprintln!("error: {message}");
     Exit::BadInput

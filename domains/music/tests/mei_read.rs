@@ -166,3 +166,18 @@ fn malformed_mei_is_located_by_line() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_transposition_written_as_a_decimal_whole_number_is_read() {
+    // Verovio and music21 write `trans.semi="-2.000000"`; a fraction is still refused.
+    let doc = |semi: &str| {
+        format!(
+            "<mei>\n<music><body><mdiv><score>\n<scoreDef meter.count=\"4\" meter.unit=\"4\"><staffGrp><staffDef n=\"1\" lines=\"5\" trans.semi=\"{semi}\"/></staffGrp></scoreDef>\n<section><measure>\n<staff n=\"1\"><layer>\n<note pname=\"e\" oct=\"5\" dur=\"1\"/>\n</layer></staff>\n</measure></section></score></mdiv></body></music></mei>\n"
+        )
+    };
+    let (score, _) = mei::read(&doc("-2.000000")).expect("a decimal whole number reads");
+    assert_eq!(events(&score, 0), vec![(t(0), t(4), vec![74])]);
+    let (line, message) = invalid(&doc("-2.5"));
+    assert_eq!(line, 3);
+    assert!(message.contains("@trans.semi"), "{message}");
+}

@@ -171,7 +171,13 @@ impl<'d, 's> Walk<'d, 's> {
         let Some(text) = self.doc.attr(el, name) else {
             return Ok(None);
         };
-        text.trim()
+        // Some encoders write whole numbers as decimals ("-2.000000"): read those too.
+        let trimmed = text.trim();
+        let whole = match trimmed.split_once('.') {
+            Some((int, frac)) if !frac.is_empty() && frac.bytes().all(|b| b == b'0') => int,
+            _ => trimmed,
+        };
+        whole
             .parse::<i64>()
             .ok()
             .filter(|v| v.abs() <= max)
