@@ -241,7 +241,8 @@ fn from_outcome(plan: Blueprint, outcome: Outcome<TwelveTone>) -> Made {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join("; ");
-            match artefact {
+            // A piece without a note (every proposer call failed) is no piece.
+            match artefact.filter(|a| a.event_count() > 0) {
                 Some(a) => (RunOutcome::Refused, reason, Some(a)),
                 None => (RunOutcome::Failed, reason, None),
             }
