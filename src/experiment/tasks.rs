@@ -13,6 +13,7 @@
 //! defaults give the 40-task bank (4 rows × 10 settings), and `replicates = 101`
 //! the 4040-task design.
 
+use cantus_framework::mix_seed;
 use cantus_twelve_tone::spec::{Spec, compile_brief};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -207,7 +208,7 @@ impl SingleFactor {
                 ),
             });
         }
-        let mut rng = SplitMix(self.seed);
+        let mut rng = SplitMix::new(self.seed);
         let mut out = Vec::with_capacity(self.count());
         for (r, row) in self.rows.iter().enumerate() {
             for &(bars, voices) in &self.settings() {
@@ -241,19 +242,25 @@ fn brief(bars: u32, voices: u32, meter: &str, tempo: u32, row: &str) -> String {
     format!("A {bars}-bar piece for {texture} in {meter} at {tempo} bpm on {row}")
 }
 
-/// A small seeded generator (SplitMix64): the same seed, the same draws, on every
+/// A small seeded generator: the `n`th draw is the framework's [`mix_seed`] of the
+/// seed and `n` (SplitMix64 steps), so the same seed gives the same draws on every
 /// machine.
 #[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
+pub struct SplitMix {
+    seed: u64,
+    drawn: u64,
+}
 
 impl SplitMix {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> SplitMix {
+        SplitMix { seed, drawn: 0 }
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.drawn += 1;
+        mix_seed(self.seed, &[self.drawn])
     }
 
     /// Uniform in `0..n` (`n > 0`).
@@ -306,7 +313,7 @@ mod tests {
         };
         assert_eq!(design.count(), 4040);
         let lines = |d: &SingleFactor| {
-            let mut rng = SplitMix(d.seed);
+            let mut rng = SplitMix::new(d.seed);
             (0..200)
                 .map(|_| (rng.below(d.meters.len()), rng.below(d.tempi.len())))
                 .collect::<Vec<_>>()

@@ -56,7 +56,7 @@ impl Bootstrap {
             families.entry(f).or_default().push(t);
         }
         let groups: Vec<Vec<&T>> = families.into_values().collect();
-        let mut rng = SplitMix(self.seed);
+        let mut rng = SplitMix::new(self.seed);
         let mut stats = Vec::with_capacity(self.resamples as usize);
         let mut drawn = Vec::new();
         for _ in 0..self.resamples {

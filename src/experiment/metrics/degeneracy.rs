@@ -190,7 +190,7 @@ pub fn sensitivity(
     };
     let base_means = means(&weights.as_array());
     let base = order(&base_means);
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix::new(seed);
     let (mut same, mut tau_sum) = (0u32, 0.0);
     for _ in 0..draws {
         let mut w = weights.as_array();
