@@ -3,7 +3,7 @@
 //!
 //! This is the comparison the harness is measured against (what the Libretto paper
 //! did, made symmetric): same plan, same prompt material (header, row forms, ranges),
-//! same [`SerialGate::for_plan`]. The reply is read with the lenient grammar reader;
+//! same [`SerialGate::for_plan`](crate::gate::SerialGate::for_plan). The reply is read with the lenient grammar reader;
 //! an unreadable reply is an explicit failure carrying the reader's diagnostic, and the
 //! raw text is always kept so a person can see what the model wrote.
 
