@@ -1,12 +1,19 @@
-//! The brief bank: every brief of a bank file (one per line, `#` comments) composed by
-//! the embedded proposer for seeds `0..seeds`, each into its own run directory
-//! `DIR/<line>-s<seed>/`. A run can be stopped and started again: a brief whose
-//! `report.json` is already there is counted from it, not composed again.
+//! The brief bank: every brief of a bank file (one per line, `#` comments, read as the
+//! experiment runner reads bank files) composed by the embedded proposer for seeds
+//! `0..seeds`, each into its own run directory `DIR/<line>-s<seed>/`. A run can be
+//! stopped and started again: a brief is counted from its earlier run, not composed
+//! again, only when every file of that run still has the size and SHA-256 recorded
+//! in `DIR/bank-files.jsonl` when it was written (the check the experiment runner
+//! makes of its traces) — a file cut short or changed since means the brief runs again.
 
+use crate::experiment::record::FileCheck;
+use crate::experiment::tasks::bank_lines;
 use crate::twelve_tone::{Composed, Job, Piece, Way, compose};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::spec::compile_brief;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// One brief of a bank file.
@@ -40,24 +47,22 @@ pub fn briefs(path: &Path) -> Result<Vec<(Brief, Piece)>, BankError> {
         path: path.to_owned(),
         source,
     })?;
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .map(|(line, l)| {
-            let compiled = compile_brief(l).map_err(|e| BankError::Brief {
+    bank_lines(&text)
+        .into_iter()
+        .map(|l| {
+            let compiled = compile_brief(&l.text).map_err(|e| BankError::Brief {
                 path: path.to_owned(),
-                line,
+                line: l.line,
                 message: e.to_string(),
             })?;
             let piece = Piece {
                 spec: compiled.spec.clone(),
-                brief: Some((l.to_owned(), compiled)),
+                brief: Some((l.text.clone(), compiled)),
             };
             Ok((
                 Brief {
-                    line,
-                    text: l.to_owned(),
+                    line: l.line,
+                    text: l.text,
                 },
                 piece,
             ))
@@ -75,11 +80,79 @@ pub struct Entry {
     pub note: String,
 }
 
-/// The released flag of an earlier run's report, if there is a readable one.
-fn earlier(dir: &Path) -> Option<bool> {
+/// One line of `bank-files.jsonl`: the files of one run folder as they were written.
+#[derive(Debug, Serialize, Deserialize)]
+struct Written {
+    /// The run folder's name.
+    run: String,
+    files: Vec<FileCheck>,
+}
+
+/// The ledger of a bank's output directory.
+fn ledger_path(out: &Path) -> PathBuf {
+    out.join("bank-files.jsonl")
+}
+
+/// The last whole entry per run folder of the ledger in `out`.
+fn ledger_entries(out: &Path) -> BTreeMap<String, Vec<FileCheck>> {
+    let text = std::fs::read_to_string(ledger_path(out)).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .filter_map(|l| serde_json::from_str::<Written>(l).ok())
+        .map(|w| (w.run, w.files))
+        .collect()
+}
+
+/// Records every file of the run folder `dir` in the ledger.
+fn record_files(dir: &Path) -> std::io::Result<()> {
+    let (Some(out), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Ok(());
+    };
+    let mut files = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for e in entries {
+        if e.file_type()?.is_file() {
+            let bytes = std::fs::read(e.path())?;
+            files.push(FileCheck::of(
+                e.file_name().to_string_lossy().into_owned(),
+                &bytes,
+            ));
+        }
+    }
+    let line = serde_json::to_string(&Written {
+        run: name.to_string_lossy().into_owned(),
+        files,
+    })
+    .unwrap_or_default();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(ledger_path(out))?;
+    f.write_all(format!("{line}\n").as_bytes())
+}
+
+/// The released flag of an earlier run's report, if its files are all as the ledger
+/// recorded them.
+fn earlier(dir: &Path, ledger: &BTreeMap<String, Vec<FileCheck>>) -> Option<bool> {
+    let name = dir.file_name()?.to_string_lossy();
+    let files = ledger.get(name.as_ref())?;
+    if !files.iter().any(|f| f.path == "report.json") || !files.iter().all(|f| f.holds(dir)) {
+        return None;
+    }
     let text = std::fs::read_to_string(dir.join("report.json")).ok()?;
     let report: serde_json::Value = serde_json::from_str(&text).ok()?;
     report["released"].as_bool()
+}
+
+/// The ledger of the bank output directory `out`, read once per bank run.
+pub struct Ledger(BTreeMap<String, Vec<FileCheck>>);
+
+impl Ledger {
+    /// The ledger in `out` (empty when there is none).
+    pub fn read(out: &Path) -> Ledger {
+        Ledger(ledger_entries(out))
+    }
 }
 
 /// Composes `brief` at `seed` into `dir` (or counts an earlier run there, unless `force`).
@@ -90,6 +163,7 @@ pub async fn run_one(
     gate: GateMode,
     dir: &Path,
     force: bool,
+    ledger: &Ledger,
 ) -> Entry {
     let entry = |released, note: String| Entry {
         line: brief.line,
@@ -97,7 +171,7 @@ pub async fn run_one(
         released,
         note,
     };
-    if !force && let Some(released) = earlier(dir) {
+    if !force && let Some(released) = earlier(dir, &ledger.0) {
         return entry(Some(released), "from an earlier run".into());
     }
     let job = Job {
@@ -121,6 +195,14 @@ pub async fn run_one(
                 (false, None, Some(d)) => format!("failed: {d}"),
                 (false, None, None) => "failed".to_owned(),
             };
+            if let Some(d) = &written.dir
+                && let Err(e) = record_files(d)
+            {
+                eprintln!(
+                    "warning: {}: {e}",
+                    ledger_path(dir.parent().unwrap_or(dir)).display()
+                );
+            }
             entry(
                 Some(written.released && written.write_errors.is_empty()),
                 note,

@@ -235,7 +235,7 @@ fn convert_round_trips_through_musicxml_and_midi() {
 }
 
 #[test]
-fn bank_composes_every_brief_and_resumes_from_its_reports() {
+fn bank_composes_every_brief_and_resumes_only_from_runs_whose_files_are_whole() {
     let dir = temp("bank");
     let bank = dir.join("bank.txt");
     std::fs::write(
@@ -273,18 +273,31 @@ fn bank_composes_every_brief_and_resumes_from_its_reports() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["released"], 4);
-    // A second run reads the reports instead of composing again.
+    // A second run counts the earlier runs instead of composing again — but only
+    // those whose files are still as they were written: a changed piece is composed
+    // again (issue 17: resume checks the size and hash of every file of a run).
     let piece = std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap();
-    std::fs::write(out.join("002-s0/piece.txt"), "left alone").unwrap();
+    std::fs::write(out.join("002-s0/piece.txt"), "changed by hand").unwrap();
     let second = run();
     assert_eq!(second.status.code(), Some(0));
     assert_eq!(
         std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap(),
-        "left alone"
+        piece
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["entries"][0]["note"], "from an earlier run");
+    assert_eq!(summary["entries"][0]["note"], "released");
+    for i in 1..4 {
+        assert_eq!(summary["entries"][i]["note"], "from an earlier run", "{i}");
+    }
+    // A run folder the ledger does not know (written by hand, or by an older Cantus)
+    // is not trusted either.
+    std::fs::remove_file(out.join("bank-files.jsonl")).unwrap();
+    let third = run();
+    assert_eq!(third.status.code(), Some(0));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["entries"][3]["note"], "released");
     // --force composes again, identically.
     let forced = cantus(&[
         "bank",

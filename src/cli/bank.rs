@@ -1,10 +1,11 @@
 //! `cantus bank FILE --out DIR`: compose every brief of a bank (one per line, `#`
 //! comments), for one or more seeds, into `DIR/<NNN>-s<SEED>/`. A run can be
-//! stopped and started again: a brief whose `report.json` is already there is
-//! counted from it, not composed again (`--force` composes everything anew).
+//! stopped and started again: a brief whose earlier run's files are all still as
+//! they were written (size and hash, in `DIR/bank-files.jsonl`) is counted from its
+//! `report.json`, not composed again (`--force` composes everything anew).
 
 use super::{Exit, bad_input, runtime};
-use cantus::bank::{Summary, briefs, run_one};
+use cantus::bank::{Ledger, Summary, briefs, run_one};
 use cantus_twelve_tone::gate::GateMode;
 use std::path::PathBuf;
 
@@ -36,11 +37,14 @@ pub fn run(args: Args) -> Exit {
         bar.set_length(total);
     }
     let rt = runtime();
+    let ledger = Ledger::read(&args.out);
     let mut entries = Vec::new();
     for (brief, piece) in &briefs {
         for seed in 0..args.seeds {
             let dir = args.out.join(format!("{:03}-s{seed}", brief.line));
-            entries.push(rt.block_on(run_one(brief, piece, seed, args.gate, &dir, args.force)));
+            entries.push(rt.block_on(run_one(
+                brief, piece, seed, args.gate, &dir, args.force, &ledger,
+            )));
             if let Some(bar) = &bar {
                 bar.inc(1);
             }

@@ -22,6 +22,7 @@ mod compose;
 mod convert;
 mod counterpoint;
 mod example;
+mod experiment;
 mod extend;
 mod fill;
 mod fingerprint;
@@ -51,6 +52,9 @@ enum Command {
     Compose(compose::Args),
     /// Compose every brief of a bank file (resumable; a progress bar on a terminal).
     Bank(bank::Args),
+    /// Run an experiment (tasks × models × conditions × runs) or write its report.
+    #[command(subcommand_required = true)]
+    Experiment(experiment::Args),
     /// Judge any piece by a domain's strict release gate (twelve-tone, or --domain
     /// counterpoint): for generated pieces; to analyse music people wrote, use analyze.
     Verify(verify::Args),
@@ -188,6 +192,7 @@ pub fn main() -> ExitCode {
         Command::Compose(args) => compose::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Bank(args) => bank::run(args),
+        Command::Experiment(args) => experiment::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),

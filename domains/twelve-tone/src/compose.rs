@@ -11,7 +11,7 @@ use crate::domain::TwelveTone;
 use crate::gate::{GateMode, PlanGate};
 use crate::spec::Spec;
 use crate::{predicates, rungs};
-use cantus_framework::{Budget, Engine, Measure, Outcome, Progress, Proposer, Revise};
+use cantus_framework::{Budget, Engine, Ladder, Measure, Outcome, Progress, Proposer, Revise};
 
 /// The budget the twelve-tone engine runs with. Any drop leaves a row statement
 /// short, which the gate refuses, so a section with a drop is replanned (five times
@@ -53,6 +53,15 @@ impl Composer {
     pub fn new(mode: GateMode, budget: Budget) -> Composer {
         Composer {
             engine: engine(mode).with_budget(budget),
+        }
+    }
+
+    /// A composer judging by `mode` within `budget` that repairs with `ladder` (an
+    /// ablation: fewer rungs, or none).
+    pub fn with_ladder(mode: GateMode, budget: Budget, ladder: Ladder<TwelveTone>) -> Composer {
+        Composer {
+            engine: Engine::new(TwelveTone, predicates::verifier(), ladder, PlanGate(mode))
+                .with_budget(budget),
         }
     }
 

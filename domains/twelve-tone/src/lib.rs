@@ -9,12 +9,15 @@
 //! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
 //! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
 //! * [`proposer`]: the embedded, seeded, network-free proposer.
+//! * [`raw`], [`baselines`]: the whole piece in one reply — raw, soft rules, Self-Refine,
+//!   an extra instruction, grammar-constrained — judged by the same gate.
 //! * [`compose`]: spec → blueprint → engine → outcome, the main job; [`report`]: what it leaves to read.
 //! * `synth` (cargo feature `synth`): synthetic valid pieces and mutations, for tests and
 //!   benchmarks.
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod baselines;
 pub mod blueprint;
 pub mod compose;
 mod domain;

@@ -3,22 +3,20 @@
 //!
 //! This is the comparison the harness is measured against (what the Libretto paper
 //! did, made symmetric): same plan, same prompt material (header, row forms, ranges),
-//! same [`SerialGate::for_plan`]. The reply is read with the lenient grammar reader;
+//! same [`SerialGate::for_plan`](crate::gate::SerialGate::for_plan). The reply is read with the lenient grammar reader;
 //! an unreadable reply is an explicit failure carrying the reader's diagnostic, and the
 //! raw text is always kept so a person can see what the model wrote.
 
+use crate::baselines::{Baseline, compose_baseline};
 use crate::blueprint::{Blueprint, BlueprintError};
 use crate::event::Location;
-use crate::gate::{GateMode, SerialGate};
-use crate::proposer::llm::{DEFAULT_MAX_TOKENS, whole};
 use crate::spec::Spec;
 use cantus_framework::{
-    AskOptions, Asking, FlatViolation, GateReport, ModelBackend, ModelExchange, ModelRequest,
-    Sampling, Violation,
+    AskOptions, FlatViolation, GateReport, ModelBackend, ModelExchange, Violation,
 };
 use cantus_music::Score;
 use serde::Serialize;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How a raw run ended.
 #[derive(Clone, Debug)]
@@ -148,79 +146,13 @@ impl<'a> RawReport<'a> {
 
 /// Plans `spec` with `seed`, asks `backend` for the whole piece in one reply, reads it
 /// leniently and judges it with the strict gate. Only planning errors are `Err`;
-/// everything else is a [`RawVerdict`].
+/// everything else is a [`RawVerdict`]. The plain [`Baseline`] of
+/// [`compose_baseline`].
 pub async fn compose_raw(
     spec: &Spec,
     seed: u64,
     backend: &dyn ModelBackend,
     options: &AskOptions,
 ) -> Result<RawOutcome, BlueprintError> {
-    let plan = Blueprint::new(spec, seed)?;
-    let started = Instant::now();
-    let request = ModelRequest {
-        messages: whole::messages(&plan, &[]),
-        constraint: None,
-        sampling: Sampling {
-            temperature: options.temperature,
-            seed: Some(options.seed.unwrap_or(seed)),
-            max_tokens: options.max_tokens.or(Some(DEFAULT_MAX_TOKENS)),
-        },
-        context: serde_json::json!({"domain": "twelve-tone", "request": "raw", "bars": plan.bars}),
-    };
-    let mut outcome = RawOutcome {
-        plan: plan.clone(),
-        verdict: RawVerdict::ModelFailed {
-            message: String::new(),
-        },
-        text: String::new(),
-        warnings: Vec::new(),
-        calls: 1,
-        tokens_in: None,
-        tokens_out: None,
-        wall: Duration::ZERO,
-        exchange: None,
-    };
-    // One reply, no re-ask: the baseline the harness is measured against.
-    let mut asking = Asking::new(backend, 0);
-    let reply = match asking.call(&request).await {
-        Ok(reply) => reply,
-        Err(e) => {
-            outcome.verdict = RawVerdict::ModelFailed {
-                message: format!("{}: {e}", backend.name()),
-            };
-            outcome.wall = started.elapsed();
-            return Ok(outcome);
-        }
-    };
-    outcome.tokens_in = asking.tally.usage.tokens_in;
-    outcome.tokens_out = asking.tally.usage.tokens_out;
-    outcome.exchange = Some(asking.tally.exchange(backend.name(), None, &reply, None));
-    outcome.text.clone_from(&reply.text);
-    outcome.verdict = match whole::read(&plan, &reply.text) {
-        Err(diagnostic) => RawVerdict::Unreadable {
-            diagnostic: if reply.truncated() {
-                format!("{diagnostic}\n(the reply was cut off at the token limit)")
-            } else {
-                diagnostic
-            },
-        },
-        Ok(piece) => {
-            outcome.warnings = piece.warnings;
-            let gate = SerialGate::for_plan(&plan, GateMode::Strict);
-            let report = gate.judge_score(&piece.score);
-            if report.passed {
-                RawVerdict::Released {
-                    score: piece.score,
-                    report,
-                }
-            } else {
-                RawVerdict::Refused {
-                    score: piece.score,
-                    report,
-                }
-            }
-        }
-    };
-    outcome.wall = started.elapsed();
-    Ok(outcome)
+    compose_baseline(spec, seed, backend, options, &Baseline::default()).await
 }

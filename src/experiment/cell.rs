@@ -1,0 +1,362 @@
+//! One run of one cell: a task, a model, a condition and a run number become one
+//! [`Record`]. The condition's fields choose what happens (see `conditions.rs`); the
+//! twelve-tone domain's own jobs do the work — `Composer` for the harness and its
+//! ablations, `revise_whole` for the embedded proposer's one-reply baseline,
+//! `compose_baseline` for a model's prompt-only baselines — and both gates judge
+//! whatever piece came out. Every failure of a run (the model unreachable, a plugin
+//! crashed, the plan impossible) is that run's outcome; nothing here returns an error.
+
+use super::conditions::{Condition, Instructed, ProposerMode};
+use super::file::Model;
+use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
+use super::tasks::Task;
+use cantus_framework::{
+    Assessment, Budget, GateReport, Measure, ModelBackend, Outcome, Proposer, Revise, Totals,
+};
+use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
+use cantus_music::Score;
+use cantus_twelve_tone::baselines::compose_baseline;
+use cantus_twelve_tone::compose::{Composer, budget};
+use cantus_twelve_tone::gate::{GateMode, Rule, SerialGate};
+use cantus_twelve_tone::proposer::llm::LlmProposer;
+use cantus_twelve_tone::raw::{RawOutcome, RawVerdict};
+use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, TwelveTone};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where a run writes its trace: `traces/<key>.jsonl` under the output directory.
+pub fn trace_path(key: &Key) -> String {
+    format!("traces/{}.jsonl", key.file_stem())
+}
+
+/// What a run made, before it becomes a record.
+struct Made {
+    outcome: RunOutcome,
+    reason: String,
+    score: Option<Score>,
+    plan: Option<Blueprint>,
+    counts: Option<Counts>,
+    calls: u64,
+    tokens_in: Option<u64>,
+    tokens_out: Option<u64>,
+    trace: Option<Vec<u8>>,
+}
+
+impl Made {
+    fn failed(reason: String) -> Made {
+        Made {
+            outcome: RunOutcome::Failed,
+            reason,
+            score: None,
+            plan: None,
+            counts: None,
+            calls: 0,
+            tokens_in: None,
+            tokens_out: None,
+            trace: None,
+        }
+    }
+}
+
+/// Runs `key` of `task` with `model` under `condition` and writes its trace under
+/// `out`; the record says how it went.
+pub async fn run(
+    key: Key,
+    task: &Task,
+    model: &Model,
+    condition: &Condition,
+    experiment: &str,
+    out: &Path,
+) -> Record {
+    let started = Instant::now();
+    let seed = u64::from(key.run);
+    let made = match condition.not_applicable(model.configured.is_some()) {
+        Some(why) => Made {
+            outcome: RunOutcome::NotApplicable,
+            ..Made::failed(why)
+        },
+        None => match condition.proposer {
+            ProposerMode::Sections => sections(task, model, condition, seed).await,
+            ProposerMode::Whole => whole(task, model, condition, seed).await,
+        },
+    };
+    let trace = made.trace.as_ref().map(|bytes| {
+        let check = FileCheck::of(trace_path(&key), bytes);
+        if let Err(e) = write_atomically(&out.join(&check.path), bytes) {
+            // The record still says what happened; the missing trace makes a resumed
+            // experiment run it again.
+            eprintln!("warning: {}: {e}", check.path);
+        }
+        check
+    });
+    let strict = made
+        .score
+        .as_ref()
+        .zip(made.plan.as_ref())
+        .map(|(s, p)| SerialGate::for_plan(p, GateMode::Strict).judge_score(s));
+    let relaxed = made
+        .score
+        .as_ref()
+        .zip(made.plan.as_ref())
+        .map(|(s, p)| SerialGate::for_plan(p, GateMode::Relaxed).judge_score(s));
+    // The relaxed gate releases what the strict one would have released, and also
+    // what it refused only on the rules — not what something else (a measure, a
+    // budget) held back.
+    let held_back =
+        strict.as_ref().is_some_and(|r| r.passed) && made.outcome != RunOutcome::Released;
+    let released_relaxed = relaxed.as_ref().is_some_and(|r| r.passed) && !held_back;
+    let degeneracy = made.score.as_ref().map(|s| {
+        let measure = LibrettoMeasure::new(
+            Score::clone as fn(&Score) -> Score,
+            Calibration::serial().clone(),
+        )
+        .with_degeneracy(Degeneracy::serial());
+        measure.report(s).gates.first().is_some_and(|g| g.passed)
+    });
+    Record {
+        family: task.family.clone(),
+        experiment: experiment.to_owned(),
+        seed,
+        outcome: made.outcome,
+        reason: made.reason,
+        piece: made
+            .score
+            .as_ref()
+            .and_then(|s| cantus_music::grammar::write(s).ok()),
+        voices: task.spec.voices.len(),
+        events_relying_on_tags: relaxed
+            .as_ref()
+            .and_then(|r| r.facts.get("events_relying_on_tags"))
+            .and_then(serde_json::Value::as_u64),
+        strict: strict.as_ref().map(verdict),
+        relaxed: relaxed.as_ref().map(verdict),
+        released_relaxed,
+        libretto_degeneracy_passed: degeneracy,
+        counts: made.counts,
+        cost: Cost {
+            calls: made.calls,
+            tokens_in: made.tokens_in,
+            tokens_out: made.tokens_out,
+            seconds: started.elapsed().as_secs_f64(),
+        },
+        trace,
+        key,
+    }
+}
+
+/// Violations per rule, every rule listed.
+fn verdict(report: &GateReport<Location>) -> Verdict {
+    let mut violations: std::collections::BTreeMap<String, u64> =
+        Rule::ALL.iter().map(|r| (r.id().to_owned(), 0)).collect();
+    for v in report.violations.iter().filter(|v| v.is_hard()) {
+        *violations
+            .entry(v.predicate.as_str().to_owned())
+            .or_insert(0) += 1;
+    }
+    Verdict {
+        passed: report.passed,
+        violations,
+    }
+}
+
+/// The harness and its ablations (and Libretto's revise loop).
+async fn sections(task: &Task, model: &Model, condition: &Condition, seed: u64) -> Made {
+    let base = model
+        .configured
+        .as_ref()
+        .map_or_else(budget, |m| m.settings.harness.budget(budget()));
+    let budget = Budget {
+        replans_per_section: condition.replans.unwrap_or(base.replans_per_section),
+        ..base
+    };
+    let composer = Composer::with_ladder(GateMode::Strict, budget, condition.ladder());
+    let proposer: Box<dyn Proposer<TwelveTone>> = match &model.configured {
+        None => Box::new(EmbeddedProposer),
+        Some(m) => {
+            let backend: Arc<dyn ModelBackend> = match &condition.instruction {
+                Some(i) => Arc::new(Instructed {
+                    inner: m.backend.clone(),
+                    instruction: i.clone(),
+                }),
+                None => m.backend.clone(),
+            };
+            Box::new(LlmProposer::new(
+                backend,
+                condition.ask(&m.settings.ask(false)),
+            ))
+        }
+    };
+    let composition = if condition.revise_rounds > 0 {
+        let measure = LibrettoMeasure::new(
+            Score::clone as fn(&Score) -> Score,
+            Calibration::serial().clone(),
+        )
+        .with_degeneracy(Degeneracy::serial())
+        .named("libretto-degeneracy");
+        composer
+            .revise(
+                &task.spec,
+                seed,
+                proposer.as_ref(),
+                &measure,
+                Revise::measured(condition.revise_rounds),
+            )
+            .await
+    } else {
+        composer.compose(&task.spec, seed, proposer.as_ref()).await
+    };
+    match composition {
+        Err(e) => Made::failed(format!("cannot plan this piece: {e}")),
+        Ok(c) => from_outcome(c.plan, c.outcome),
+    }
+}
+
+/// A run's outcome as what it made.
+fn from_outcome(plan: Blueprint, outcome: Outcome<TwelveTone>) -> Made {
+    let trace = outcome.trace();
+    let mut bytes = Vec::new();
+    let trace_bytes = trace.write_jsonl(&mut bytes, false).ok().map(|()| bytes);
+    let t: &Totals = &trace.totals;
+    let counts = Counts {
+        proposed: t.events_proposed,
+        accepted_as_proposed: t.accepted,
+        repaired: t.repaired,
+        repairs_by_rung: t.repairs_by_rung.clone(),
+        dropped: t.dropped,
+        replans: t.replans,
+        rounds: t.rounds,
+    };
+    let (calls, tokens_in, tokens_out) = (t.proposer_calls, t.tokens_in, t.tokens_out);
+    let (result, reason, score) = match outcome {
+        Outcome::Released { artefact, .. } => (RunOutcome::Released, String::new(), Some(artefact)),
+        Outcome::Failure {
+            diagnostics,
+            artefact,
+            ..
+        } => {
+            let reason = diagnostics
+                .iter()
+                .take(3)
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ");
+            // A piece without a note (every proposer call failed) is no piece.
+            match artefact.filter(|a| a.event_count() > 0) {
+                Some(a) => (RunOutcome::Refused, reason, Some(a)),
+                None => (RunOutcome::Failed, reason, None),
+            }
+        }
+    };
+    Made {
+        outcome: result,
+        reason,
+        score,
+        plan: Some(plan),
+        counts: Some(counts),
+        calls,
+        tokens_in,
+        tokens_out,
+        trace: trace_bytes,
+    }
+}
+
+/// No soft measure: a whole proposal is judged by the gate alone.
+struct GateOnly;
+
+impl Measure<TwelveTone> for GateOnly {
+    fn name(&self) -> &str {
+        "gate-only"
+    }
+    fn assess(&self, _: &Score) -> Assessment {
+        Assessment {
+            converged: true,
+            ..Assessment::default()
+        }
+    }
+}
+
+/// The whole piece in one request: the embedded proposer's whole-piece answer, or a
+/// model's prompt-only baseline.
+async fn whole(task: &Task, model: &Model, condition: &Condition, seed: u64) -> Made {
+    let Some(m) = &model.configured else {
+        let composer = Composer::new(GateMode::Strict, budget());
+        let plan = match Blueprint::new(&task.spec, seed) {
+            Ok(p) => p,
+            Err(e) => return Made::failed(format!("cannot plan this piece: {e}")),
+        };
+        let outcome = composer
+            .engine()
+            .revise_whole(
+                &plan,
+                &EmbeddedProposer,
+                &GateOnly,
+                seed,
+                Revise::gate_only(1),
+            )
+            .await;
+        let mut made = from_outcome(plan, outcome);
+        made.counts = None;
+        return made;
+    };
+    let options = condition.ask(&m.settings.ask(false));
+    match compose_baseline(
+        &task.spec,
+        seed,
+        m.backend.as_ref(),
+        &options,
+        &condition.baseline(),
+    )
+    .await
+    {
+        Err(e) => Made::failed(format!("cannot plan this piece: {e}")),
+        Ok(raw) => from_raw(raw),
+    }
+}
+
+fn from_raw(raw: RawOutcome) -> Made {
+    let trace = serde_json::to_vec(&serde_json::json!({
+        "kind": "whole-reply",
+        "exchange": raw.exchange,
+        "reply": raw.text,
+        "warnings": raw.warnings,
+    }))
+    .ok()
+    .map(|mut b| {
+        b.push(b'\n');
+        b
+    });
+    let reason = if raw.is_released() {
+        String::new()
+    } else {
+        raw.summary()
+    };
+    let (outcome, score) = match raw.verdict {
+        RawVerdict::Released { score, .. } => (RunOutcome::Released, Some(score)),
+        RawVerdict::Refused { score, .. } => (RunOutcome::Refused, Some(score)),
+        RawVerdict::Unreadable { .. } | RawVerdict::ModelFailed { .. } => {
+            (RunOutcome::Failed, None)
+        }
+    };
+    Made {
+        outcome,
+        reason,
+        score,
+        plan: Some(raw.plan),
+        counts: None,
+        calls: u64::from(raw.calls),
+        tokens_in: raw.tokens_in,
+        tokens_out: raw.tokens_out,
+        trace,
+    }
+}
+
+/// Writes `bytes` to `path` whole or not at all (a temporary file, then a rename).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,248 @@
+//! Conditions as data: what a run of a task does is read from a [`Condition`]'s
+//! fields — which proposer mode, which rungs, how many replans, constrained decoding,
+//! revise rounds, prompt style and an extra instruction — never from its name. The
+//! shipped conditions are one TOML table each (`conditions.toml`, embedded); an
+//! experiment file may add its own with the same keys (`[[custom_conditions]]`).
+//!
+//! A condition can mean nothing for a proposer: the embedded proposer reads no
+//! prompt and decodes no tokens, so prompt styles, instructions and constrained
+//! decoding do not apply to it. [`Condition::not_applicable`] says why, and that run
+//! is recorded as not applicable — never run as something else.
+
+use cantus_framework::{
+    AskOptions, AskProposer, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest,
+    PatchScope, async_trait,
+};
+use cantus_twelve_tone::TwelveTone;
+use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
+use cantus_twelve_tone::rungs::{Retime, Trim, Yield};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// A condition's name, e.g. `harness-constrained`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ConditionId(pub String);
+
+impl fmt::Display for ConditionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The condition every other is compared with (paired differences).
+pub const BASELINE: &str = "raw";
+
+/// How the proposer is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProposerMode {
+    /// Section by section through the propose–verify–repair loop.
+    Sections,
+    /// The whole piece in one request, judged as it comes.
+    Whole,
+}
+
+/// A rung of the twelve-tone ladder, by its trace name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RungName {
+    Trim,
+    Yield,
+    Retime,
+    ModelPatch,
+    RewriteSegment,
+}
+
+/// One condition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    pub name: ConditionId,
+    /// One line for the report.
+    #[serde(default)]
+    pub description: String,
+    pub proposer: ProposerMode,
+    /// The rungs run, in order; `None` is the whole ladder.
+    #[serde(default)]
+    pub rungs: Option<Vec<RungName>>,
+    /// Replans per section; `None` keeps the domain's (or `cantus.toml`'s) budget.
+    #[serde(default)]
+    pub replans: Option<u32>,
+    #[serde(default)]
+    pub constrained: bool,
+    /// Libretto's revise loop with this many rounds (sections mode); 0 is none.
+    #[serde(default)]
+    pub revise_rounds: u32,
+    #[serde(default)]
+    pub prompt: PromptStyle,
+    /// Added to every request.
+    #[serde(default)]
+    pub instruction: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Shipped {
+    conditions: Vec<Condition>,
+}
+
+/// The conditions Cantus ships, in report order.
+pub fn shipped() -> Vec<Condition> {
+    let parsed: Result<Shipped, _> = toml::from_str(include_str!("conditions.toml"));
+    // The table is part of the program; `shipped_conditions_parse` holds it to this.
+    parsed.map(|s| s.conditions).unwrap_or_default()
+}
+
+impl Condition {
+    /// Why this condition means nothing for the embedded proposer (`model` is
+    /// `false`), if it does not.
+    pub fn not_applicable(&self, model: bool) -> Option<String> {
+        if model {
+            return None;
+        }
+        let mut why = Vec::new();
+        if self.prompt != PromptStyle::Plain {
+            why.push("a prompt style");
+        }
+        if self.instruction.is_some() {
+            why.push("a prompt instruction");
+        }
+        if self.constrained {
+            why.push("constrained decoding");
+        }
+        (!why.is_empty()).then(|| {
+            format!(
+                "the embedded proposer reads no prompt and decodes no tokens; this condition is {}",
+                why.join(" and ")
+            )
+        })
+    }
+
+    /// The ladder this condition runs.
+    pub fn ladder(&self) -> Ladder<TwelveTone> {
+        let Some(rungs) = &self.rungs else {
+            return cantus_twelve_tone::rungs::ladder();
+        };
+        rungs.iter().fold(Ladder::new(), |ladder, rung| match rung {
+            RungName::Trim => ladder.then(Trim),
+            RungName::Yield => ladder.then(Yield),
+            RungName::Retime => ladder.then(Retime),
+            RungName::ModelPatch => ladder.then(AskProposer::new("model-patch", PatchScope::Event)),
+            RungName::RewriteSegment => {
+                ladder.then(AskProposer::new("rewrite-segment", PatchScope::Segment))
+            }
+        })
+    }
+
+    /// The whole-piece baseline this condition asks for.
+    pub fn baseline(&self) -> Baseline {
+        Baseline {
+            style: self.prompt,
+            instruction: self.instruction.clone(),
+            constrained: self.constrained,
+        }
+    }
+
+    /// How a model is asked under this condition: the config's options with this
+    /// condition's constrained decoding.
+    pub fn ask(&self, base: &AskOptions) -> AskOptions {
+        AskOptions {
+            constrained: self.constrained,
+            ..base.clone()
+        }
+    }
+}
+
+/// A backend that adds one instruction to the last user message of every request:
+/// the adversarial prompts of the harness conditions, without touching the
+/// proposer's own prompts.
+pub struct Instructed {
+    pub inner: Arc<dyn ModelBackend>,
+    pub instruction: String,
+}
+
+#[async_trait]
+impl ModelBackend for Instructed {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        let mut request = request.clone();
+        if let Some(m) = request
+            .messages
+            .iter_mut()
+            .rev()
+            .find(|m| m.role == cantus_framework::Role::User)
+        {
+            m.content.push('\n');
+            m.content.push_str(&self.instruction);
+        }
+        self.inner.complete(&request).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_conditions_parse_and_include_every_one_the_study_needs() {
+        let names: Vec<String> = shipped().into_iter().map(|c| c.name.0).collect();
+        for want in [
+            "raw",
+            "raw-constrained",
+            "soft-rules",
+            "self-refine",
+            "harness",
+            "harness-constrained",
+            "no-repair",
+            "no-replan",
+            "revise",
+        ] {
+            assert!(names.iter().any(|n| n == want), "{want} missing: {names:?}");
+        }
+        let adversarial = shipped()
+            .into_iter()
+            .filter(|c| c.instruction.is_some())
+            .count();
+        assert_eq!(
+            adversarial, 10,
+            "five adversarial variants of raw and of harness"
+        );
+    }
+
+    #[test]
+    fn prompt_only_conditions_do_not_apply_to_the_embedded_proposer() {
+        let by_name = |n: &str| shipped().into_iter().find(|c| c.name.0 == n).unwrap();
+        for n in [
+            "soft-rules",
+            "self-refine",
+            "raw-constrained",
+            "harness-sparse",
+        ] {
+            assert!(by_name(n).not_applicable(false).is_some(), "{n}");
+            assert!(by_name(n).not_applicable(true).is_none(), "{n}");
+        }
+        for n in ["raw", "harness", "no-repair", "no-replan", "revise"] {
+            assert!(by_name(n).not_applicable(false).is_none(), "{n}");
+        }
+    }
+
+    #[test]
+    fn the_ladder_is_the_named_rungs_in_order() {
+        let by_name = |n: &str| shipped().into_iter().find(|c| c.name.0 == n).unwrap();
+        assert_eq!(by_name("no-repair").ladder().names(), Vec::<&str>::new());
+        assert_eq!(
+            by_name("harness").ladder().names(),
+            cantus_twelve_tone::rungs::ladder().names()
+        );
+        let custom = Condition {
+            rungs: Some(vec![RungName::Retime, RungName::Trim]),
+            ..by_name("harness")
+        };
+        assert_eq!(custom.ladder().names(), ["retime", "trim"]);
+    }
+}

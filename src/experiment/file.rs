@@ -1,0 +1,328 @@
+//! The experiment file (TOML): the task set, the models, the conditions, runs per
+//! cell, prices and the report's metric settings. `examples/experiments/` holds a
+//! commented example of every key.
+//!
+//! It is read the way `cantus.toml` is (`TomlSource`): an unknown key, a value of the
+//! wrong type, a condition no one defined or a model config that is not there is
+//! refused with the file, line, column and key before anything runs. Relative paths
+//! are relative to the experiment file. Its SHA-256 goes into every result record, so
+//! records of different experiment files are never mixed.
+
+use super::conditions::{Condition, ConditionId, shipped};
+use super::metrics::degeneracy::Weights;
+use super::tasks::{SingleFactor, Task, from_bank};
+use crate::models::{Configured, ModelSource};
+use cantus_backend::{ConfigError, TomlSource};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// The most runs per cell.
+pub const MAX_RUNS: u32 = 1_000;
+/// The most bootstrap resamples.
+pub const MAX_RESAMPLES: u32 = 100_000;
+
+/// The file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    #[serde(default)]
+    name: Option<String>,
+    runs: u32,
+    tasks: RawTasks,
+    models: Vec<RawModel>,
+    conditions: Vec<Spanned<String>>,
+    #[serde(default)]
+    custom_conditions: Vec<Condition>,
+    #[serde(default)]
+    metrics: Metrics,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTasks {
+    #[serde(default)]
+    bank: Option<Spanned<PathBuf>>,
+    #[serde(default)]
+    single_factor: Option<SingleFactor>,
+    /// Use only the first N tasks (a quick look at a big set).
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModel {
+    name: String,
+    #[serde(default)]
+    config: Option<Spanned<PathBuf>>,
+    /// Price per million prompt tokens.
+    #[serde(default)]
+    price_in: Option<f64>,
+    /// Price per million reply tokens.
+    #[serde(default)]
+    price_out: Option<f64>,
+}
+
+/// What the report computes, and how.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Metrics {
+    /// Bootstrap resamples (of task families) per interval.
+    pub resamples: u32,
+    /// The bootstrap's seed.
+    pub seed: u64,
+    /// The degeneracy score's weights.
+    pub degeneracy: Weights,
+    /// Each weight is multiplied by a factor drawn from `[1 - p, 1 + p]` in the
+    /// sensitivity analysis.
+    pub perturbation: f64,
+    /// Weight draws in the sensitivity analysis.
+    pub perturbation_draws: u32,
+    /// Scores people wrote, for KL and MMD of pitch-class and interval-class
+    /// distributions (any format `cantus convert` reads).
+    pub reference: Vec<PathBuf>,
+    /// The Gaussian kernel's bandwidth for MMD, on distributions (vectors summing to 1).
+    pub mmd_sigma: f64,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            resamples: 1000,
+            seed: 2607,
+            degeneracy: Weights::default(),
+            perturbation: 0.5,
+            perturbation_draws: 200,
+            reference: Vec::new(),
+            mmd_sigma: 0.25,
+        }
+    }
+}
+
+/// One model of the experiment.
+pub struct Model {
+    pub name: String,
+    /// `None`: the embedded proposer.
+    pub configured: Option<Configured>,
+    pub price_in: Option<f64>,
+    pub price_out: Option<f64>,
+}
+
+/// A read and checked experiment file.
+pub struct Experiment {
+    pub name: String,
+    pub path: PathBuf,
+    /// The file's text, kept in the results so the report needs nothing else.
+    pub text: String,
+    /// SHA-256 of the text, hex.
+    pub hash: String,
+    pub runs: u32,
+    pub tasks: Vec<Task>,
+    pub models: Vec<Model>,
+    pub conditions: Vec<Condition>,
+    pub metrics: Metrics,
+}
+
+/// Why an experiment file is refused; the message names the file, line and key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FileError(pub String);
+
+impl From<ConfigError> for FileError {
+    fn from(e: ConfigError) -> Self {
+        FileError(e.to_string())
+    }
+}
+
+/// `origin:line:column: message` at byte `offset` of `text`.
+fn at(origin: &str, text: &str, offset: usize, message: impl std::fmt::Display) -> FileError {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    FileError(format!("{origin}:{line}:{column}: {message}"))
+}
+
+impl Experiment {
+    /// Reads and checks the experiment file at `path`, opening every model's config.
+    pub fn load(path: &Path) -> Result<Experiment, FileError> {
+        let text = TomlSource::read(path)?;
+        let origin = path.display().to_string();
+        let source = TomlSource::new(&text, &origin);
+        let raw: Raw = source.parse()?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        source.count(&["runs"], raw.runs.into(), 1, MAX_RUNS.into())?;
+        let m = &raw.metrics;
+        source.count(
+            &["metrics", "resamples"],
+            m.resamples.into(),
+            1,
+            MAX_RESAMPLES.into(),
+        )?;
+        source.count(
+            &["metrics", "perturbation_draws"],
+            m.perturbation_draws.into(),
+            1,
+            MAX_RESAMPLES.into(),
+        )?;
+        if !(m.perturbation.is_finite() && (0.0..1.0).contains(&m.perturbation)) {
+            return Err(source
+                .error_at(&["metrics", "perturbation"], "must be from 0 to below 1")
+                .into());
+        }
+        if !(m.mmd_sigma.is_finite() && m.mmd_sigma > 0.0) {
+            return Err(source
+                .error_at(&["metrics", "mmd_sigma"], "must be a positive number")
+                .into());
+        }
+        m.degeneracy
+            .check()
+            .map_err(|e| source.error_at(&["metrics", "degeneracy"], e))?;
+
+        let mut known = shipped();
+        for c in raw.custom_conditions {
+            if known.iter().any(|k| k.name == c.name) {
+                return Err(source
+                    .error_at(
+                        &["custom_conditions"],
+                        format!("defines `{}`, which is already a condition", c.name),
+                    )
+                    .into());
+            }
+            known.push(c);
+        }
+        let mut conditions = Vec::new();
+        for name in &raw.conditions {
+            let id = ConditionId(name.get_ref().clone());
+            let Some(c) = known.iter().find(|c| c.name == id) else {
+                let names: Vec<&str> = known.iter().map(|c| c.name.0.as_str()).collect();
+                return Err(at(
+                    &origin,
+                    &text,
+                    name.span().start,
+                    format!(
+                        "`conditions`: unknown condition `{id}`; known: {} (or define it \
+                         under [[custom_conditions]])",
+                        names.join(", ")
+                    ),
+                ));
+            };
+            if conditions.iter().any(|k: &Condition| k.name == id) {
+                return Err(at(
+                    &origin,
+                    &text,
+                    name.span().start,
+                    format!("`conditions`: `{id}` is named twice"),
+                ));
+            }
+            conditions.push(c.clone());
+        }
+        if conditions.is_empty() {
+            return Err(source
+                .error_at(&["conditions"], "must name at least one condition")
+                .into());
+        }
+
+        let mut models = Vec::new();
+        for (i, m) in raw.models.into_iter().enumerate() {
+            if models.iter().any(|k: &Model| k.name == m.name) {
+                return Err(source
+                    .error_at(&["models"], format!("model `{}` is named twice", m.name))
+                    .into());
+            }
+            let configured = match &m.config {
+                None => None,
+                Some(config) => {
+                    let file = dir.join(config.get_ref());
+                    if !file.is_file() {
+                        return Err(at(
+                            &origin,
+                            &text,
+                            config.span().start,
+                            format!(
+                                "`models[{i}].config`: no model config at {}",
+                                file.display()
+                            ),
+                        ));
+                    }
+                    let source = ModelSource {
+                        config: Some(file),
+                        ..ModelSource::default()
+                    };
+                    source.open().map_err(|e| {
+                        at(
+                            &origin,
+                            &text,
+                            config.span().start,
+                            format!("`models[{i}].config`: {e}"),
+                        )
+                    })?
+                }
+            };
+            for (key, price) in [("price_in", m.price_in), ("price_out", m.price_out)] {
+                if price.is_some_and(|p| !(p.is_finite() && p >= 0.0)) {
+                    return Err(FileError(format!(
+                        "{origin}: `models[{i}].{key}` must be a price of 0 or more"
+                    )));
+                }
+            }
+            models.push(Model {
+                name: m.name,
+                configured,
+                price_in: m.price_in,
+                price_out: m.price_out,
+            });
+        }
+        if models.is_empty() {
+            return Err(source
+                .error_at(&["models"], "must name at least one model")
+                .into());
+        }
+
+        let mut tasks = match (&raw.tasks.bank, &raw.tasks.single_factor) {
+            (Some(bank), None) => {
+                let file = dir.join(bank.get_ref());
+                from_bank(&file).map_err(|e| {
+                    at(
+                        &origin,
+                        &text,
+                        bank.span().start,
+                        format!("`tasks.bank`: {e}"),
+                    )
+                })?
+            }
+            (None, Some(design)) => design
+                .tasks()
+                .map_err(|e| source.error_at(&["tasks", "single_factor"], e))?,
+            _ => {
+                return Err(source
+                    .error_at(
+                        &["tasks"],
+                        "must give exactly one of `bank` (a file) and `single_factor` (the generator)",
+                    )
+                    .into());
+            }
+        };
+        if let Some(n) = raw.tasks.limit {
+            tasks.truncate(n);
+        }
+        let mut metrics = raw.metrics;
+        metrics.reference = metrics.reference.iter().map(|p| dir.join(p)).collect();
+        let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
+        Ok(Experiment {
+            name: raw.name.unwrap_or_else(|| {
+                path.file_stem()
+                    .map_or("experiment".into(), |s| s.to_string_lossy().into_owned())
+            }),
+            path: path.to_owned(),
+            text,
+            hash,
+            runs: raw.runs,
+            tasks,
+            models,
+            conditions,
+            metrics,
+        })
+    }
+}

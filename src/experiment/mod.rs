@@ -1,0 +1,25 @@
+//! Experiments: the harness paper's evaluation as one command. An experiment file
+//! names a task set, models, conditions and runs per cell; [`run::run`] composes every
+//! (task, model, condition, run) into one record of `results.jsonl` (resumable), and
+//! [`report::report`] turns the records alone into the report: delivery under the
+//! strict and the relaxed gate with family-clustered bootstrap intervals, per-predicate
+//! pass rates, collisions, the loop's counts, a degeneracy score with a sensitivity
+//! analysis beside Libretto's gate, corpus distance, cost, and paired differences
+//! against `raw`.
+//!
+//! The runner belongs to no one domain, so it lives here, over the domains' own
+//! jobs: `file` (the experiment TOML), `tasks` (bank files and the single-factor
+//! generator), `conditions` (conditions as data), `cell` (one run), `record` (one
+//! line of results), `run` (the grid and resuming), `metrics` and `report`.
+
+pub mod cell;
+pub mod conditions;
+pub mod file;
+pub mod metrics;
+pub mod record;
+pub mod report;
+pub mod run;
+pub mod tasks;
+
+pub use file::{Experiment, FileError};
+pub use record::{Key, Record, RunOutcome};

@@ -1,0 +1,229 @@
+//! One line of `results.jsonl`: everything a run came to, enough to recompute every
+//! metric without running it again — the piece in the text grammar, the strict and
+//! the relaxed gate's verdicts per predicate, what the relaxed gate let through only
+//! because of tags, the loop's counts, the cost and the trace file (with its size and
+//! hash, so a resumed experiment can tell a trace that is still whole).
+//!
+//! A record is identified by its [`Key`] — (task, model, condition, run) — and carries
+//! the experiment file's hash, so records can be written by several processes (shards)
+//! and merged later: nothing in a record depends on which process ran it or in which
+//! order. The first line of the file is a [`Header`] holding the experiment file
+//! itself and the reference set's distributions, so the report reads nothing else.
+
+use super::conditions::ConditionId;
+use super::tasks::{FamilyId, TaskId};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+/// What identifies a record.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Key {
+    pub task: TaskId,
+    pub model: String,
+    pub condition: ConditionId,
+    /// From 0; also the run's seed.
+    pub run: u32,
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{}/{}/{}",
+            self.task, self.model, self.condition, self.run
+        )
+    }
+}
+
+impl Key {
+    /// A file name for this key's trace (characters outside `[A-Za-z0-9._-]` become `_`).
+    pub fn file_stem(&self) -> String {
+        let clean = |s: &str| {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect::<String>()
+        };
+        format!(
+            "{}+{}+{}+r{}",
+            clean(&self.task.0),
+            clean(&self.model),
+            clean(&self.condition.0),
+            self.run
+        )
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunOutcome {
+    /// Released by the strict gate.
+    Released,
+    /// A piece was made and refused (by the gate, or by the revise loop's measure).
+    Refused,
+    /// No piece reached the gate: the model failed or its reply could not be read, the
+    /// plan could not be made, a budget ran out.
+    Failed,
+    /// The condition means nothing for this model; not run.
+    NotApplicable,
+}
+
+/// One gate's verdict: passed, and violations per predicate id (every rule of the
+/// gate is listed, 0 where it holds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub violations: BTreeMap<String, u64>,
+}
+
+impl Verdict {
+    /// Whether predicate `id` held.
+    pub fn holds(&self, id: &str) -> bool {
+        self.violations.get(id).copied().unwrap_or(0) == 0
+    }
+}
+
+/// What the loop did (sections mode; `None` for whole-piece runs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub proposed: u64,
+    pub accepted_as_proposed: u64,
+    pub repaired: u64,
+    pub repairs_by_rung: BTreeMap<String, u64>,
+    pub dropped: u64,
+    pub replans: u64,
+    pub rounds: u64,
+}
+
+/// What a run cost. `seconds` is the only field that differs between two runs of the
+/// same record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    pub calls: u64,
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+    pub seconds: f64,
+}
+
+/// A file a record names, with what it held when it was written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileCheck {
+    /// Relative to the output directory.
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+impl FileCheck {
+    /// The check of `bytes`, to be written at `path` (relative to the output directory).
+    pub fn of(path: String, bytes: &[u8]) -> FileCheck {
+        FileCheck {
+            path,
+            bytes: bytes.len() as u64,
+            sha256: format!("{:x}", Sha256::digest(bytes)),
+        }
+    }
+
+    /// Whether the file under `dir` still has this size and hash.
+    pub fn holds(&self, dir: &Path) -> bool {
+        let file = dir.join(&self.path);
+        match std::fs::metadata(&file) {
+            Ok(m) if m.len() == self.bytes => std::fs::read(&file)
+                .is_ok_and(|b| format!("{:x}", Sha256::digest(&b)) == self.sha256),
+            _ => false,
+        }
+    }
+}
+
+/// One run's record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    #[serde(flatten)]
+    pub key: Key,
+    pub family: FamilyId,
+    /// SHA-256 of the experiment file.
+    pub experiment: String,
+    pub seed: u64,
+    pub outcome: RunOutcome,
+    /// Why it failed, was refused or does not apply (empty when released).
+    pub reason: String,
+    /// The piece in the text grammar, released or not, when one was made.
+    pub piece: Option<String>,
+    pub voices: usize,
+    pub strict: Option<Verdict>,
+    pub relaxed: Option<Verdict>,
+    /// Whether the relaxed gate would have released it (the run's other checks, like
+    /// the revise loop's measure, still apply).
+    pub released_relaxed: bool,
+    /// Events whose row label the relaxed gate took from their tags.
+    pub events_relying_on_tags: Option<u64>,
+    /// Libretto's degeneracy gate on the piece (serial reference table).
+    pub libretto_degeneracy_passed: Option<bool>,
+    pub counts: Option<Counts>,
+    pub cost: Cost,
+    /// The trace (or, for a whole-piece run, the exchange and the reply).
+    pub trace: Option<FileCheck>,
+}
+
+impl Record {
+    /// Whether the strict gate released it.
+    pub fn released(&self) -> bool {
+        self.outcome == RunOutcome::Released
+    }
+
+    /// Whether it counts in rates: every outcome but not-applicable.
+    pub fn applies(&self) -> bool {
+        self.outcome != RunOutcome::NotApplicable
+    }
+
+    /// Released by the relaxed gate but not by the strict one: a release that depends
+    /// on trusting tags.
+    pub fn depends_on_tags(&self) -> bool {
+        self.released_relaxed && !self.released()
+    }
+
+    /// The record with its timing zeroed, for comparing two runs of it.
+    pub fn without_timing(&self) -> Record {
+        let mut r = self.clone();
+        r.cost.seconds = 0.0;
+        r
+    }
+}
+
+/// A reference score's distributions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    pub name: String,
+    /// Pitch-class distribution (sums to 1).
+    pub pitch_classes: Vec<f64>,
+    /// Melodic interval-class distribution, classes 0..=6 (sums to 1).
+    pub interval_classes: Vec<f64>,
+}
+
+/// The first line: which experiment the records belong to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub name: String,
+    /// SHA-256 of `text`.
+    pub hash: String,
+    /// The experiment file as it was.
+    pub text: String,
+    pub reference: Vec<Reference>,
+}
+
+/// A line of `results.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Line {
+    Experiment(Header),
+    Run(Box<Record>),
+}

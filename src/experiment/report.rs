@@ -1,0 +1,554 @@
+//! `cantus experiment report DIR`: reads only `DIR/results.jsonl` (its header holds
+//! the experiment file and the reference distributions) and writes `report.md`,
+//! `report.json`, CSV tables (`delivery.csv`, `predicates.csv`, `cost.csv`,
+//! `paired.csv`), SVG plots (`delivery.svg` with interval bars, `cost.svg` cost
+//! against delivery, `predicates.svg`) and `report.html` (the render crate's index
+//! page, with the plots inline).
+
+use super::cell::write_atomically;
+use super::conditions::{Condition, shipped};
+use super::file::Metrics;
+use super::metrics::bootstrap::{Bootstrap, Interval};
+use super::metrics::{Cell, Options, Price, Summary, summarize};
+use super::record::{Header, Record};
+use super::run::{RunError, read_results, results_path};
+use cantus_render::report::bar_chart;
+use cantus_render::report::index::{Row, Table, index_html};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The parts of the experiment file the report needs (everything else ignored: it
+/// was checked when the experiment ran).
+#[derive(Deserialize)]
+struct Settings {
+    #[serde(default)]
+    metrics: Metrics,
+    #[serde(default)]
+    models: Vec<ModelPrice>,
+    #[serde(default)]
+    conditions: Vec<String>,
+    #[serde(default)]
+    custom_conditions: Vec<Condition>,
+}
+
+#[derive(Deserialize)]
+struct ModelPrice {
+    name: String,
+    #[serde(default)]
+    price_in: Option<f64>,
+    #[serde(default)]
+    price_out: Option<f64>,
+}
+
+/// The files written.
+pub struct Written {
+    pub files: Vec<PathBuf>,
+    pub summary: Summary,
+    pub records: usize,
+}
+
+/// Reads `dir/results.jsonl` and writes the report beside it.
+pub fn report(dir: &Path) -> Result<Written, RunError> {
+    let path = results_path(dir);
+    let (header, records, _) = read_results(&path)?;
+    let Some(header) = header else {
+        return Err(RunError::Results {
+            path,
+            line: 1,
+            message: "no experiment header: is this the output of `cantus experiment run`?".into(),
+        });
+    };
+    let settings: Settings = toml::from_str(&header.text).map_err(|e| RunError::Results {
+        path: path.clone(),
+        line: 1,
+        message: format!("the experiment file in the header does not parse: {e}"),
+    })?;
+    let records: Vec<Record> = records
+        .into_iter()
+        .filter(|r| r.experiment == header.hash)
+        .collect();
+    let models: Vec<String> = settings.models.iter().map(|m| m.name.clone()).collect();
+    let prices: BTreeMap<String, Price> = settings
+        .models
+        .iter()
+        .map(|m| {
+            (
+                m.name.clone(),
+                Price {
+                    input: m.price_in,
+                    output: m.price_out,
+                },
+            )
+        })
+        .collect();
+    let m = &settings.metrics;
+    let options = Options {
+        bootstrap: Bootstrap {
+            resamples: m.resamples,
+            seed: m.seed,
+        },
+        weights: &m.degeneracy,
+        perturbation: m.perturbation,
+        perturbation_draws: m.perturbation_draws,
+        mmd_sigma: m.mmd_sigma,
+        references: &header.reference,
+        prices: &prices,
+        models: &models,
+        conditions: &settings.conditions,
+    };
+    let summary = summarize(&records, &options);
+    let mut known = shipped();
+    known.extend(settings.custom_conditions);
+    let descriptions: BTreeMap<String, String> = known
+        .into_iter()
+        .map(|c| (c.name.0, c.description))
+        .collect();
+
+    let mut files = Vec::new();
+    let mut put = |name: &str, text: String| -> Result<(), RunError> {
+        let p = dir.join(name);
+        write_atomically(&p, text.as_bytes()).map_err(|source| RunError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        files.push(p);
+        Ok(())
+    };
+    let charts = [
+        ("delivery.svg", delivery_chart(&summary.cells)),
+        ("cost.svg", cost_chart(&summary.cells)),
+        ("predicates.svg", predicate_chart(&summary.cells)),
+    ];
+    put(
+        "report.md",
+        markdown(&header, &summary, records.len(), &descriptions),
+    )?;
+    put(
+        "report.json",
+        serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n",
+    )?;
+    for (name, text) in csvs(&summary) {
+        put(name, text)?;
+    }
+    for (name, svg) in &charts {
+        put(name, svg.clone() + "\n")?;
+    }
+    let tables = html_tables(&summary);
+    let svgs: Vec<String> = charts.iter().map(|(_, s)| s.clone()).collect();
+    put(
+        "report.html",
+        index_html(&format!("Experiment {}", header.name), &tables, &svgs),
+    )?;
+    Ok(Written {
+        files,
+        records: records.len(),
+        summary,
+    })
+}
+
+fn pct(i: Option<Interval>) -> String {
+    i.map_or("–".into(), |i| i.percent())
+}
+
+fn num(x: Option<f64>, digits: usize) -> String {
+    x.map_or("–".into(), |x| format!("{x:.digits$}"))
+}
+
+fn markdown(
+    header: &Header,
+    s: &Summary,
+    records: usize,
+    descriptions: &BTreeMap<String, String>,
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Experiment `{}`\n", header.name);
+    let _ = writeln!(
+        md,
+        "{records} records; experiment file SHA-256 `{}`. Intervals are 95% bootstrap \
+         intervals over task families ({} resamples, seed {}). Rates count every applicable \
+         run; a failed run delivered nothing.\n",
+        header.hash, s.resamples, s.seed
+    );
+    md.push_str("## Conditions\n\n| condition | what it does |\n|---|---|\n");
+    let mut seen = Vec::new();
+    for c in &s.cells {
+        if !seen.contains(&&c.condition) {
+            seen.push(&c.condition);
+            let _ = writeln!(
+                md,
+                "| {} | {} |",
+                c.condition,
+                descriptions.get(&c.condition).map_or("", String::as_str)
+            );
+        }
+    }
+    md.push_str(
+        "\n## Delivery\n\nStrict: released by the strict gate (labels re-derived from the \
+         pitches). Relaxed: the gate that trusts the generator's row tags. *Tag-dependent*: \
+         relaxed releases the strict gate refused. *Collision only*: the piece has no vertical \
+         collision (`TT-COLLISION`), whatever else is wrong.\n\n\
+         | model | condition | runs | strict | relaxed | gap | tag-dependent | collision only | failed |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for c in &s.cells {
+        if c.runs == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c.model,
+            c.condition,
+            c.runs,
+            pct(c.delivery_strict),
+            pct(c.delivery_relaxed),
+            c.gap
+                .map_or("–".into(), |g| format!("{:+.1} pp", 100.0 * g)),
+            c.tag_dependent_releases,
+            pct(c.collision_only_pass),
+            c.outcomes
+                .get(&super::record::RunOutcome::Failed)
+                .copied()
+                .unwrap_or(0)
+        );
+    }
+    let na: Vec<&Cell> = s.cells.iter().filter(|c| c.not_applicable > 0).collect();
+    if !na.is_empty() {
+        md.push_str("\n### Not applicable (not run, not counted)\n\n");
+        for c in na {
+            let _ = writeln!(
+                md,
+                "- {} / {}: {} runs — {}",
+                c.model,
+                c.condition,
+                c.not_applicable,
+                c.not_applicable_reason.as_deref().unwrap_or("")
+            );
+        }
+    }
+    md.push_str("\n## The loop\n\nCollision rate: colliding pairs among pairs of overlapping events of different voices, pooled. Process acceptance: events accepted as proposed over events proposed.\n\n| model | condition | collision rate | process acceptance | repairs per run by rung | drops per run | replans per run |\n|---|---|---|---|---|---|---|\n");
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let rungs: Vec<String> = c
+            .repairs_by_rung
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.1}"))
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            c.model,
+            c.condition,
+            c.collision_rate
+                .map_or("–".into(), |r| format!("{:.2}%", 100.0 * r)),
+            c.process_acceptance
+                .map_or("–".into(), |r| format!("{:.1}%", 100.0 * r)),
+            if rungs.is_empty() {
+                "–".into()
+            } else {
+                rungs.join(", ")
+            },
+            num(c.drops_per_run, 1),
+            num(c.replans_per_run, 1)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n## Degeneracy\n\nScore in [0, 1] (0 varied): weighted mean of long-note fill, sparse texture, repeated cells, register collapse and rhythmic monotony; weights {:?}. Libretto: share of pieces its degeneracy gate passed (29 axes, serial reference table).\n\n| model | condition | degeneracy | Libretto gate passed |\n|---|---|---|---|",
+        s.weights.as_array()
+    );
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            c.model,
+            c.condition,
+            c.degeneracy.map_or("–".into(), |i| i.plain()),
+            c.libretto_degeneracy_pass
+                .map_or("–".into(), |r| format!("{:.1}%", 100.0 * r))
+        );
+    }
+    if let Some(sens) = &s.sensitivity {
+        let _ = writeln!(
+            md,
+            "\nSensitivity: {} draws, each weight × U[{:.2}, {:.2}]. The ranking (least degenerate first: {}) held in {:.1}% of draws; mean Kendall τ {:.3}.",
+            sens.draws,
+            1.0 - sens.perturbation,
+            1.0 + sens.perturbation,
+            sens.ranking.join(" < "),
+            100.0 * sens.same_ranking,
+            sens.mean_kendall_tau
+        );
+    }
+    md.push_str("\n## Corpus distance\n\n");
+    if s.references.is_empty() {
+        md.push_str("No reference set named (`metrics.reference`): not computed.\n");
+    } else {
+        let _ = writeln!(
+            md,
+            "Against {} ({} pieces). KL(pieces ‖ reference) in nats, smoothed; MMD with a Gaussian kernel, σ = {}.\n\n| model | condition | KL pc | MMD pc | KL ic | MMD ic |\n|---|---|---|---|---|---|",
+            s.references.join(", "),
+            s.references.len(),
+            s.mmd_sigma
+        );
+        for c in s.cells.iter().filter(|c| c.runs > 0) {
+            let d = &c.distance;
+            let p = |i: Option<Interval>| i.map_or("–".into(), |i| i.plain());
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                c.model,
+                c.condition,
+                p(d.kl_pitch_class),
+                p(d.mmd_pitch_class),
+                p(d.kl_interval_class),
+                p(d.mmd_interval_class)
+            );
+        }
+    }
+    md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\n| model | condition | calls/run | tokens in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let k = &c.cost;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1} | {} | {} | {:.3} | {} | {} | {} | {} |",
+            c.model,
+            c.condition,
+            k.calls_per_run,
+            num(k.tokens_in_per_run, 0),
+            num(k.tokens_out_per_run, 0),
+            k.seconds_per_run,
+            num(k.calls_per_delivered, 1),
+            num(k.tokens_per_delivered, 0),
+            num(k.seconds_per_delivered, 3),
+            num(k.money_per_delivered, 4)
+        );
+    }
+    md.push_str("\n## Against raw\n\nStrict delivery of each condition minus raw's, for the same model, task and run.\n\n| model | condition | pairs | difference |\n|---|---|---|---|\n");
+    for p in &s.paired {
+        let d = p.delivery_difference;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:+.1} pp [{:+.1}, {:+.1}] |",
+            p.model,
+            p.condition,
+            p.pairs,
+            100.0 * d.estimate,
+            100.0 * d.low,
+            100.0 * d.high
+        );
+    }
+    md
+}
+
+fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
+    let i = |x: Option<Interval>| {
+        x.map_or(",,".into(), |i| {
+            format!("{},{},{}", i.estimate, i.low, i.high)
+        })
+    };
+    let o = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
+    let mut delivery = String::from(
+        "model,condition,runs,not_applicable,strict,strict_low,strict_high,relaxed,relaxed_low,relaxed_high,tag_dependent,collision_only,collision_only_low,collision_only_high,collision_rate,process_acceptance,drops_per_run,degeneracy,degeneracy_low,degeneracy_high,libretto_pass\n",
+    );
+    let mut predicates = String::from("model,condition,predicate,pass_rate\n");
+    let mut cost = String::from(
+        "model,condition,calls_per_run,tokens_in_per_run,tokens_out_per_run,seconds_per_run,money_per_run,calls_per_delivered,tokens_per_delivered,seconds_per_delivered,money_per_delivered\n",
+    );
+    for c in &s.cells {
+        let _ = writeln!(
+            delivery,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            c.model,
+            c.condition,
+            c.runs,
+            c.not_applicable,
+            i(c.delivery_strict),
+            i(c.delivery_relaxed),
+            c.tag_dependent_releases,
+            i(c.collision_only_pass),
+            o(c.collision_rate),
+            o(c.process_acceptance),
+            o(c.drops_per_run),
+            i(c.degeneracy),
+            o(c.libretto_degeneracy_pass),
+        );
+        for (p, r) in &c.predicate_pass {
+            let _ = writeln!(predicates, "{},{},{p},{r}", c.model, c.condition);
+        }
+        let k = &c.cost;
+        let _ = writeln!(
+            cost,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            c.model,
+            c.condition,
+            k.calls_per_run,
+            o(k.tokens_in_per_run),
+            o(k.tokens_out_per_run),
+            k.seconds_per_run,
+            o(k.money_per_run),
+            o(k.calls_per_delivered),
+            o(k.tokens_per_delivered),
+            o(k.seconds_per_delivered),
+            o(k.money_per_delivered)
+        );
+    }
+    let mut paired = String::from("model,condition,pairs,difference,low,high\n");
+    for p in &s.paired {
+        let d = p.delivery_difference;
+        let _ = writeln!(
+            paired,
+            "{},{},{},{},{},{}",
+            p.model, p.condition, p.pairs, d.estimate, d.low, d.high
+        );
+    }
+    vec![
+        ("delivery.csv", delivery),
+        ("predicates.csv", predicates),
+        ("cost.csv", cost),
+        ("paired.csv", paired),
+    ]
+}
+
+fn escape(s: &str) -> String {
+    cantus_render::report::escape(s)
+}
+
+/// Strict delivery per cell as a dot with its interval, on a 0–100% axis.
+fn delivery_chart(cells: &[Cell]) -> String {
+    let rows: Vec<(&Cell, Interval)> = cells
+        .iter()
+        .filter_map(|c| c.delivery_strict.map(|i| (c, i)))
+        .collect();
+    let (label_w, plot_w, row) = (230.0, 300.0, 20.0);
+    let height = 40.0 + row * rows.len() as f64;
+    let x = |v: f64| label_w + plot_w * v;
+    let mut svg = format!(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
+         viewBox=\"0 0 {w} {height}\" role=\"img\" aria-label=\"strict delivery with 95% intervals\">\
+         <text x=\"0\" y=\"16\">strict delivery, 95% interval (0–100%)</text>",
+        w = label_w + plot_w + 60.0
+    );
+    for (k, (c, i)) in rows.iter().enumerate() {
+        let y = 34.0 + row * k as f64;
+        let _ = write!(
+            svg,
+            "<text x=\"0\" y=\"{ty}\" font-size=\"12\">{} / {}</text>\
+             <line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#555\" stroke-width=\"2\"/>\
+             <circle cx=\"{}\" cy=\"{y}\" r=\"4\" fill=\"#1f77b4\"/>\
+             <text x=\"{}\" y=\"{ty}\" font-size=\"11\">{:.1}%</text>",
+            escape(&c.model),
+            escape(&c.condition),
+            x(i.low),
+            x(i.high),
+            x(i.estimate),
+            x(1.0) + 6.0,
+            100.0 * i.estimate,
+            ty = y + 4.0
+        );
+    }
+    svg + "</svg>"
+}
+
+/// Calls per run (log scale) against strict delivery, one labelled point per cell.
+fn cost_chart(cells: &[Cell]) -> String {
+    let points: Vec<(&Cell, f64, f64)> = cells
+        .iter()
+        .filter_map(|c| {
+            c.delivery_strict
+                .map(|d| (c, c.cost.calls_per_run.max(1.0), d.estimate))
+        })
+        .collect();
+    let (w, h, pad) = (520.0, 320.0, 40.0);
+    let max_calls = points.iter().map(|p| p.1).fold(10.0f64, f64::max);
+    let x = |calls: f64| pad + (w - 2.0 * pad) * calls.log10() / max_calls.log10();
+    let y = |d: f64| h - pad - (h - 2.0 * pad) * d;
+    let mut svg = format!(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"cost against delivery\">\
+         <text x=\"0\" y=\"16\">strict delivery (up) against model calls per run (right, log scale, 1–{max_calls:.0})</text>\
+         <line x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#999\"/>\
+         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{b}\" stroke=\"#999\"/>",
+        b = h - pad,
+        r = w - pad
+    );
+    for (c, calls, d) in points {
+        let _ = write!(
+            svg,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"#d62728\"/>\
+             <text x=\"{tx:.1}\" y=\"{cy:.1}\" font-size=\"10\">{} / {}</text>",
+            escape(&c.model),
+            escape(&c.condition),
+            cx = x(calls),
+            cy = y(d),
+            tx = x(calls) + 6.0
+        );
+    }
+    svg + "</svg>"
+}
+
+/// Per-predicate pass rates of the first model's harness cell (or the first cell
+/// with pieces), as the render crate's bar chart.
+fn predicate_chart(cells: &[Cell]) -> String {
+    let cell = cells
+        .iter()
+        .find(|c| c.condition == "harness" && !c.predicate_pass.is_empty())
+        .or_else(|| cells.iter().find(|c| !c.predicate_pass.is_empty()));
+    let Some(cell) = cell else {
+        return bar_chart("per-predicate pass rates: no pieces", &[]);
+    };
+    let bars: Vec<(String, f64)> = cell
+        .predicate_pass
+        .iter()
+        .map(|(p, r)| (p.clone(), 100.0 * r))
+        .collect();
+    bar_chart(
+        &format!(
+            "per-predicate pass rate (%), {} / {}",
+            cell.model, cell.condition
+        ),
+        &bars,
+    )
+}
+
+fn html_tables(s: &Summary) -> Vec<Table> {
+    let rows = s
+        .cells
+        .iter()
+        .filter(|c| c.runs > 0)
+        .map(|c| Row {
+            cells: vec![
+                c.model.clone(),
+                c.condition.clone(),
+                c.runs.to_string(),
+                pct(c.delivery_strict),
+                pct(c.delivery_relaxed),
+                c.tag_dependent_releases.to_string(),
+                pct(c.collision_only_pass),
+                c.degeneracy.map_or("–".into(), |i| i.plain()),
+                format!("{:.1}", c.cost.calls_per_run),
+            ],
+            link: None,
+        })
+        .collect();
+    vec![Table {
+        caption:
+            "Delivery, degeneracy and cost per model and condition (see report.md for all metrics)"
+                .into(),
+        columns: [
+            "model",
+            "condition",
+            "runs",
+            "strict",
+            "relaxed",
+            "tag-dependent",
+            "collision only",
+            "degeneracy",
+            "calls/run",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }]
+}

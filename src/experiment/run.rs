@@ -1,0 +1,235 @@
+//! `cantus experiment run`: every (task, model, condition, run) of an experiment,
+//! one record each, appended to `DIR/results.jsonl` as it finishes.
+//!
+//! Resumable: a rerun reads the file, keeps every whole record of this experiment
+//! whose trace is still there with its recorded size and hash, drops a half-written
+//! last line (a kill mid-write) and anything after it, and runs only what is missing.
+//! Records of another experiment file (another hash) are refused, never mixed.
+//!
+//! The grid is enumerated in one fixed order and each record depends only on its key
+//! (the run number is the seed), so the same records come out however a run is cut
+//! into pieces — interrupted and resumed here, or sharded over processes later.
+
+use super::cell::{self, write_atomically};
+use super::file::Experiment;
+use super::metrics::texture::{Distributions, distributions};
+use super::record::{Header, Key, Line, Record, Reference, RunOutcome};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The results file of an output directory.
+pub fn results_path(out: &Path) -> PathBuf {
+    out.join("results.jsonl")
+}
+
+/// Why an experiment could not run (nothing about one run: those are records).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{}: these results are of another experiment file (hash {theirs}, this file's is {ours}); \
+         give another --out, or remove the directory to start again",
+        path.display()
+    )]
+    OtherExperiment {
+        path: PathBuf,
+        theirs: String,
+        ours: String,
+    },
+    #[error("{}: {message}", path.display())]
+    Reference { path: PathBuf, message: String },
+    #[error("{}:{line}: {message}", path.display())]
+    Results {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+/// What a call to [`run`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ran {
+    /// Records in the grid.
+    pub total: usize,
+    /// Kept from an earlier run.
+    pub kept: usize,
+    /// Records per outcome, over the whole grid.
+    pub outcomes: BTreeMap<RunOutcome, usize>,
+}
+
+/// Every cell of the grid, in the fixed order: task, model, condition, run.
+pub fn grid(exp: &Experiment) -> Vec<(Key, usize, usize, usize)> {
+    let mut out = Vec::new();
+    for (t, task) in exp.tasks.iter().enumerate() {
+        for (m, model) in exp.models.iter().enumerate() {
+            for (c, condition) in exp.conditions.iter().enumerate() {
+                for run in 0..exp.runs {
+                    let key = Key {
+                        task: task.id.clone(),
+                        model: model.name.clone(),
+                        condition: condition.name.clone(),
+                        run,
+                    };
+                    out.push((key, t, m, c));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The header of `exp`'s results: the file and the reference set's distributions.
+pub fn header(exp: &Experiment) -> Result<Header, RunError> {
+    let mut reference = Vec::new();
+    for path in &exp.metrics.reference {
+        let loaded =
+            cantus_music::format::read_path(path, true).map_err(|e| RunError::Reference {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        let Some(Distributions {
+            pitch_classes,
+            interval_classes,
+        }) = distributions(&loaded.score)
+        else {
+            return Err(RunError::Reference {
+                path: path.clone(),
+                message: "the score sounds no note".into(),
+            });
+        };
+        reference.push(Reference {
+            name: path.display().to_string(),
+            pitch_classes,
+            interval_classes,
+        });
+    }
+    Ok(Header {
+        name: exp.name.clone(),
+        hash: exp.hash.clone(),
+        text: exp.text.clone(),
+        reference,
+    })
+}
+
+/// The whole lines of a results file: the header, then the records. A line that is
+/// not whole (no newline at its end) or not a record ends the reading there; `Ok`
+/// also says how many bytes were whole.
+pub fn read_results(path: &Path) -> Result<(Option<Header>, Vec<Record>, usize), RunError> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, Vec::new(), 0)),
+        Err(source) => {
+            return Err(RunError::Io {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let (mut header, mut records, mut good) = (None, Vec::new(), 0);
+    for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        if !line.ends_with(b"\n") {
+            break;
+        }
+        match serde_json::from_slice::<Line>(line) {
+            Ok(Line::Experiment(h)) if i == 0 => header = Some(h),
+            Ok(Line::Run(r)) if header.is_some() => records.push(*r),
+            Ok(_) => {
+                return Err(RunError::Results {
+                    path: path.to_owned(),
+                    line: i + 1,
+                    message: "the experiment header must be the first line, and only the first"
+                        .into(),
+                });
+            }
+            Err(_) => break,
+        }
+        good += line.len();
+    }
+    Ok((header, records, good))
+}
+
+/// Runs every record of `exp` not already in `out`, calling `progress(done, total)`
+/// after each (kept records count as done from the start).
+pub async fn run(
+    exp: &Experiment,
+    out: &Path,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Ran, RunError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source: std::io::Error| RunError::Io { path, source }
+    };
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let path = results_path(out);
+    let header = header(exp)?;
+    let (earlier, records, _) = read_results(&path)?;
+    if let Some(h) = &earlier
+        && h.hash != exp.hash
+    {
+        return Err(RunError::OtherExperiment {
+            path,
+            theirs: h.hash.clone(),
+            ours: exp.hash.clone(),
+        });
+    }
+    let cells = grid(exp);
+    let wanted: std::collections::HashSet<&Key> = cells.iter().map(|c| &c.0).collect();
+    let mut kept: BTreeMap<Key, Record> = BTreeMap::new();
+    for r in records {
+        let whole = r.experiment == exp.hash
+            && wanted.contains(&r.key)
+            && r.trace.as_ref().is_none_or(|t| t.holds(out));
+        if whole {
+            kept.insert(r.key.clone(), r);
+        }
+    }
+    // Rewrite the file with what is kept (whole or not at all), then append.
+    let mut text = serde_json::to_string(&Line::Experiment(header)).unwrap_or_default() + "\n";
+    for r in kept.values() {
+        text +=
+            &(serde_json::to_string(&Line::Run(Box::new(r.clone()))).unwrap_or_default() + "\n");
+    }
+    write_atomically(&path, text.as_bytes()).map_err(io(&path))?;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .map_err(io(&path))?;
+
+    let mut ran = Ran {
+        total: cells.len(),
+        kept: kept.len(),
+        outcomes: BTreeMap::new(),
+    };
+    for r in kept.values() {
+        *ran.outcomes.entry(r.outcome).or_default() += 1;
+    }
+    let mut done = kept.len();
+    progress(done, cells.len());
+    for (key, t, m, c) in cells {
+        if kept.contains_key(&key) {
+            continue;
+        }
+        let record = cell::run(
+            key,
+            &exp.tasks[t],
+            &exp.models[m],
+            &exp.conditions[c],
+            &exp.hash,
+            out,
+        )
+        .await;
+        *ran.outcomes.entry(record.outcome).or_default() += 1;
+        let line = serde_json::to_string(&Line::Run(Box::new(record))).unwrap_or_default() + "\n";
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(io(&path))?;
+        done += 1;
+        progress(done, ran.total);
+    }
+    Ok(ran)
+}

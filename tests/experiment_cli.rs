@@ -1,0 +1,259 @@
+//! `cantus experiment run` and `report` end to end: an interrupted run resumed gives
+//! the same records as an uninterrupted one (timing aside), bad experiment files are
+//! refused with file, line and key, an unreachable model makes its runs explicit
+//! failures, prompt-only conditions are recorded as not applicable to the embedded
+//! proposer, and the report is written from the records alone.
+
+use cantus::experiment::Record;
+use cantus::experiment::run::read_results;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cantus-exp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cantus(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cantus"))
+        .args(args)
+        .output()
+        .expect("cantus runs")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const BANK: &str = "\
+# four short briefs, two families
+[duo] A 4-bar duet in 4/4 on Webern's Op. 28 row
+[duo] An 8-bar two-voice piece in 3/4 at 72 bpm on Schoenberg's Op. 25 row
+[trio] A 4-bar trio in 4/4 at 90 bpm
+[trio] An 8-bar trio in 2/4 on Schoenberg's Op. 33a row
+";
+
+/// An experiment over the four briefs with the embedded proposer.
+fn small_experiment(dir: &Path) -> PathBuf {
+    std::fs::write(dir.join("bank.txt"), BANK).unwrap();
+    let file = dir.join("small.toml");
+    std::fs::write(
+        &file,
+        "runs = 2\nconditions = [\"raw\", \"harness\", \"no-repair\", \"no-replan\", \"soft-rules\"]\n\
+         [tasks]\nbank = \"bank.txt\"\n[[models]]\nname = \"embedded\"\n\
+         [metrics]\nresamples = 200\n",
+    )
+    .unwrap();
+    file
+}
+
+fn records(out: &Path) -> BTreeMap<String, Record> {
+    let (header, records, _) = read_results(&out.join("results.jsonl")).unwrap();
+    assert!(header.is_some());
+    records
+        .into_iter()
+        .map(|r| (r.key.to_string(), r.without_timing()))
+        .collect()
+}
+
+#[test]
+fn an_interrupted_run_resumed_gives_the_same_records_as_an_uninterrupted_one() {
+    let dir = temp("resume");
+    let file = small_experiment(&dir);
+    let whole = dir.join("whole");
+    let run = cantus(&["experiment", "run", s(&file), "--out", s(&whole)]);
+    assert!(run.status.success(), "{run:?}");
+    let want = records(&whole);
+    assert_eq!(want.len(), 4 * 5 * 2);
+
+    // Kill a run once a few records are written, leave a half-written line behind,
+    // and run again.
+    let cut = dir.join("cut");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cantus"))
+        .args(["experiment", "run", s(&file), "--out", s(&cut)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let results = cut.join("results.jsonl");
+    let started = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
+        if lines >= 4 || started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let kept_before = records(&cut).len();
+    assert!(kept_before < want.len(), "the run was not interrupted");
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&results)
+        .unwrap();
+    f.write_all(b"{\"kind\":\"run\",\"task\":\"L00").unwrap();
+    drop(f);
+
+    let again = cantus(&["experiment", "run", s(&file), "--out", s(&cut)]);
+    assert!(again.status.success(), "{again:?}");
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(stdout.contains("kept from an earlier run"), "{stdout}");
+    assert_eq!(records(&cut), want);
+
+    // A trace that was changed after its record was written is not trusted: that
+    // record runs again (and comes out the same).
+    let victim = want.values().find_map(|r| r.trace.clone()).unwrap();
+    std::fs::write(cut.join(&victim.path), b"changed").unwrap();
+    let third = cantus(&["experiment", "run", s(&file), "--out", s(&cut)]);
+    let stdout = String::from_utf8_lossy(&third.stdout);
+    assert!(
+        stdout.contains(&format!("({} kept", want.len() - 1)),
+        "{stdout}"
+    );
+    assert_eq!(records(&cut), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn prompt_only_conditions_are_not_applicable_to_the_embedded_proposer_and_the_report_says_so() {
+    let dir = temp("report");
+    let file = small_experiment(&dir);
+    let out = dir.join("out");
+    assert!(
+        cantus(&["experiment", "run", s(&file), "--out", s(&out)])
+            .status
+            .success()
+    );
+    let got = records(&out);
+    for (key, r) in &got {
+        let applies = !key.contains("/soft-rules/");
+        assert_eq!(r.applies(), applies, "{key}");
+        if applies {
+            assert!(r.piece.is_some() || !r.reason.is_empty(), "{key}");
+        } else {
+            assert!(r.reason.contains("embedded proposer"), "{}", r.reason);
+            assert!(r.piece.is_none() && r.cost.calls == 0);
+        }
+    }
+    let report = cantus(&["experiment", "report", s(&out)]);
+    assert!(report.status.success(), "{report:?}");
+    for name in [
+        "report.md",
+        "report.json",
+        "report.html",
+        "delivery.csv",
+        "predicates.csv",
+        "cost.csv",
+        "paired.csv",
+        "delivery.svg",
+        "cost.svg",
+        "predicates.svg",
+    ] {
+        assert!(out.join(name).is_file(), "{name}");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("### Not applicable"), "{md}");
+    assert!(md.contains("embedded / soft-rules: 8 runs"), "{md}");
+    // The harness delivers every one of these short briefs; the report's strict
+    // delivery for it is the records' share.
+    let harness: Vec<&Record> = got
+        .iter()
+        .filter(|(k, _)| k.contains("/harness/"))
+        .map(|(_, r)| r)
+        .collect();
+    let released = harness.iter().filter(|r| r.released()).count();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let cell = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["condition"] == "harness")
+        .unwrap();
+    assert_eq!(
+        cell["delivery_strict"]["estimate"].as_f64().unwrap(),
+        released as f64 / harness.len() as f64
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_experiment_files_are_refused_with_file_line_and_key() {
+    let dir = temp("bad");
+    small_experiment(&dir);
+    let cases = [
+        (
+            "typo.toml",
+            "runs = 2\nconditions = [\"raw\"]\nrusn = 3\n[tasks]\nbank = \"bank.txt\"\n[[models]]\nname = \"e\"\n",
+            ":3:1",
+            "rusn",
+        ),
+        (
+            "condition.toml",
+            "runs = 2\nconditions = [\"raw\",\n  \"harnes\"]\n[tasks]\nbank = \"bank.txt\"\n[[models]]\nname = \"e\"\n",
+            ":3:3",
+            "harnes",
+        ),
+        (
+            "model.toml",
+            "runs = 2\nconditions = [\"raw\"]\n[tasks]\nbank = \"bank.txt\"\n[[models]]\nname = \"m\"\nconfig = \"nowhere.toml\"\n",
+            ":7:10",
+            "models[0].config",
+        ),
+    ];
+    for (name, text, place, key) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let out = cantus(&["experiment", "run", s(&file), "--out", s(&dir.join("o"))]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}{place}")) && err.contains(key),
+            "{name}: {err}"
+        );
+    }
+    assert!(!dir.join("o").exists(), "nothing ran");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unreachable_model_makes_its_runs_explicit_failures() {
+    let dir = temp("unreachable");
+    std::fs::write(
+        dir.join("bank.txt"),
+        "A 4-bar duet in 4/4 on Webern's Op. 28 row\n",
+    )
+    .unwrap();
+    // Port 9 (discard) has no listener here: every connection is refused.
+    std::fs::write(
+        dir.join("down.toml"),
+        "[backend]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n\
+         connect_timeout_s = 1\ntimeout_s = 2\nretries = 0\n[harness]\nmax_proposer_calls = 5\n",
+    )
+    .unwrap();
+    let file = dir.join("down-exp.toml");
+    std::fs::write(
+        &file,
+        "runs = 1\nconditions = [\"raw\", \"harness\", \"self-refine\"]\n[tasks]\nbank = \"bank.txt\"\n\
+         [[models]]\nname = \"down\"\nconfig = \"down.toml\"\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
+    assert!(run.status.success(), "{run:?}");
+    let got = records(&out);
+    assert_eq!(got.len(), 3);
+    for (key, r) in &got {
+        assert_eq!(r.outcome, cantus::experiment::RunOutcome::Failed, "{key}");
+        assert!(!r.reason.is_empty(), "{key}: no reason");
+    }
+    let raw = got.values().find(|r| r.key.condition.0 == "raw").unwrap();
+    assert!(raw.reason.contains("model call failed"), "{}", raw.reason);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
