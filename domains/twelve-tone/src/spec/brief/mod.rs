@@ -160,8 +160,17 @@ pub fn compile_brief(text: &str) -> Result<CompiledBrief, BriefError> {
     if text.trim().is_empty() {
         return Err(BriefError::Empty);
     }
-    let tokens = tokens::tokenize(text).map_err(|e| BriefError::UnclosedQuote {
-        position: e.start + 1,
+    let tokens = tokens::tokenize(text).map_err(|e| match e {
+        tokens::TokenError::UnclosedQuote { start } => BriefError::UnclosedQuote {
+            position: start + 1,
+        },
+        tokens::TokenError::Number(bad) => BriefError::Impossible {
+            phrase: Phrase {
+                text: bad.written,
+                position: bad.start + 1,
+            },
+            reason: format!("the number {}", bad.why),
+        },
     })?;
     let ctx = Ctx {
         tokens: &tokens,
