@@ -55,3 +55,28 @@ fn a_number_too_large_for_any_quantity_is_refused_as_written() {
     let (_, _, reason) = refused("a 99999999999-bar piece");
     assert!(reason.contains("at most"), "{reason}");
 }
+
+/// The fuzz run found an 87 kB brief repeating "on Webern's Op. 21 row" that took
+/// 33 s (each composer's name is looked up in the row catalogue): briefs past
+/// MAX_BRIEF_CHARS are refused at once, saying why.
+#[test]
+fn a_brief_past_the_length_limit_is_refused_at_once() {
+    use cantus_twelve_tone::spec::MAX_BRIEF_CHARS;
+    let long = format!(
+        "a 16-bar piece{}",
+        " on Webern's Op. 21 row, with".repeat(3000)
+    );
+    let start = std::time::Instant::now();
+    let err = compile_brief(&long).unwrap_err();
+    assert!(matches!(err, BriefError::TooLong { chars } if chars == long.chars().count()));
+    assert!(
+        err.to_string()
+            .contains(&format!("at most {MAX_BRIEF_CHARS}")),
+        "{err}"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    // At the limit it is read.
+    let mut at_limit = String::from("a 4-bar piece for two voices");
+    at_limit.push_str(&" ".repeat(MAX_BRIEF_CHARS - at_limit.len()));
+    assert_eq!(compile_brief(&at_limit).expect("read").spec.bars, 4);
+}
