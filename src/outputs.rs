@@ -6,6 +6,12 @@
 //! whole, never a mixture — not after a failed second run, not after a kill half-way
 //! through writing. A destination that holds anything but a run's files is never
 //! replaced; one that holds an earlier run is replaced only when asked (`--force`).
+//! On Linux the replacement is one atomic exchange of the two directories
+//! (`renameat2` with `RENAME_EXCHANGE`, through rustix), so the destination is never missing either;
+//! elsewhere, or on a file system without it, the earlier run is moved aside first.
+//!
+//! Debug builds read `CANTUS_TEST_WRITE_DELAY_MS`: a pause before each file is
+//! written, so a test can kill a run in the middle of writing (`tests/reliability_cli.rs`).
 
 use cantus_music::Score;
 use cantus_music::format::{Format, render};
@@ -100,6 +106,7 @@ impl RunDir {
 
     /// Writes `bytes` as `name`; the file's final path.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
+        test_delay();
         let path = self.staging.join(name);
         std::fs::write(&path, bytes).map_err(io(&self.final_path(name)))?;
         Ok(self.final_path(name))
@@ -121,6 +128,7 @@ impl RunDir {
         name: &str,
         f: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
     ) -> Result<PathBuf, OutputError> {
+        test_delay();
         let path = self.staging.join(name);
         let file = std::fs::File::create(&path).map_err(io(&self.final_path(name)))?;
         let mut out = std::io::BufWriter::new(file);
@@ -156,7 +164,11 @@ impl RunDir {
     /// Moves the finished run into place: an earlier run there is replaced as a
     /// whole (moved aside, then removed).
     pub fn commit(mut self) -> Result<PathBuf, OutputError> {
-        if self.dest.exists() {
+        if self.dest.exists() && exchange(&self.staging, &self.dest).is_ok() {
+            // The staging path now holds the earlier run.
+            self.committed = true;
+            std::fs::remove_dir_all(&self.staging).map_err(io(&self.staging))?;
+        } else if self.dest.exists() {
             let aside = self.staging.with_extension("old");
             std::fs::rename(&self.dest, &aside).map_err(io(&self.dest))?;
             std::fs::rename(&self.staging, &self.dest).map_err(io(&self.dest))?;
@@ -166,6 +178,30 @@ impl RunDir {
         }
         self.committed = true;
         Ok(self.dest.clone())
+    }
+}
+
+/// Swaps the directories `a` and `b` in one step.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
+}
+
+/// No atomic exchange here: the caller moves the earlier run aside instead.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// Debug builds only: sleeps `CANTUS_TEST_WRITE_DELAY_MS` before a file is written.
+fn test_delay() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("CANTUS_TEST_WRITE_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms.min(10_000)));
     }
 }
 

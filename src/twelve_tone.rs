@@ -31,11 +31,8 @@ pub struct Piece {
 pub enum PieceError {
     #[error("give --brief \"…\" or --spec FILE")]
     Missing,
-    #[error("{}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Read(#[from] cantus_music::format::FormatError),
     #[error(transparent)]
     Spec(#[from] SpecError),
     #[error("{0}")]
@@ -46,10 +43,7 @@ impl Piece {
     /// The spec of `brief`, or of the spec file at `spec`.
     pub fn load(brief: Option<&str>, spec: Option<&Path>) -> Result<Piece, PieceError> {
         if let Some(path) = spec {
-            let text = std::fs::read_to_string(path).map_err(|source| PieceError::Read {
-                path: path.to_owned(),
-                source,
-            })?;
+            let text = cantus_music::format::read_text(path)?;
             let spec = Spec::from_toml_str(&text, &path.display().to_string())?;
             return Ok(Piece { spec, brief: None });
         }

@@ -38,7 +38,9 @@ pub struct Budget {
     /// A section is replanned when more than this share of its proposed events was
     /// dropped (default 0.25).
     pub drop_threshold: f64,
-    /// Overall wall-clock deadline (default none).
+    /// Overall wall-clock deadline (default none). It also bounds each proposer
+    /// call, retries and backoff included: a call still running when it passes is
+    /// abandoned.
     #[serde(serialize_with = "millis")]
     pub deadline: Option<Duration>,
     /// Most proposer calls in one run (default none).

@@ -7,9 +7,22 @@
 //! one engine) serves every piece.
 
 use crate::domain::Domain;
-use crate::predicate::Violation;
+use crate::predicate::{RuleId, Severity, Violation};
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// The most violations a gate lists; the rest are counted in
+/// [`GateReport::unlisted`], so a broken input (two thousand voices sharing a note)
+/// cannot make a report, or the memory to build it, grow with the square of its size.
+pub const LISTED_VIOLATIONS: usize = 1000;
+
+/// Violations of one rule and severity that were found but not listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Unlisted {
+    pub predicate: RuleId,
+    pub severity: Severity,
+    pub count: u64,
+}
 
 /// The gate's judgement.
 #[derive(Clone, Debug, Serialize)]
@@ -18,8 +31,12 @@ pub struct GateReport<L> {
     pub gate: String,
     /// True iff there is no hard violation.
     pub passed: bool,
-    /// Every violation found, hard and soft.
+    /// The violations found, hard and soft, in the gate's order (at most
+    /// [`LISTED_VIOLATIONS`] for a gate that caps its list).
     pub violations: Vec<Violation<L>>,
+    /// Violations found beyond those listed, counted by rule (empty when all are listed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlisted: Vec<Unlisted>,
     /// Extra facts worth reporting (counts, modes), keyed by name.
     pub facts: BTreeMap<String, serde_json::Value>,
 }
@@ -31,8 +48,17 @@ impl<L> GateReport<L> {
             gate: gate.into(),
             passed: violations.iter().all(|v| !v.is_hard()),
             violations,
+            unlisted: Vec::new(),
             facts: BTreeMap::new(),
         }
+    }
+
+    /// The report with `unlisted` counted beside its listed violations (a hard one
+    /// among them fails it).
+    pub fn with_unlisted(mut self, unlisted: Vec<Unlisted>) -> Self {
+        self.passed &= unlisted.iter().all(|u| u.severity != Severity::Hard);
+        self.unlisted = unlisted;
+        self
     }
 
     /// Adds a fact.
@@ -41,9 +67,46 @@ impl<L> GateReport<L> {
         self
     }
 
-    /// The hard violations.
+    /// The hard violations listed.
     pub fn hard(&self) -> impl Iterator<Item = &Violation<L>> {
         self.violations.iter().filter(|v| v.is_hard())
+    }
+
+    /// How many hard violations were found, listed or not.
+    pub fn hard_count(&self) -> u64 {
+        let unlisted: u64 = self
+            .unlisted
+            .iter()
+            .filter(|u| u.severity == Severity::Hard)
+            .map(|u| u.count)
+            .sum();
+        self.hard().count() as u64 + unlisted
+    }
+
+    /// How many violations were found but not listed.
+    pub fn unlisted_count(&self) -> u64 {
+        self.unlisted.iter().map(|u| u.count).sum()
+    }
+
+    /// The line that ends a printed list of violations when some were not listed:
+    /// `… and 1997001 more violations not listed (TT-COLLISION: 1997001); only the
+    /// first 1000 are listed`.
+    pub fn unlisted_line(&self) -> Option<String> {
+        let total = self.unlisted_count();
+        if total == 0 {
+            return None;
+        }
+        let by_rule: Vec<String> = self
+            .unlisted
+            .iter()
+            .map(|u| format!("{}: {}", u.predicate.as_str(), u.count))
+            .collect();
+        Some(format!(
+            "… and {total} more violation{} not listed ({}); only the first {} are listed",
+            if total == 1 { "" } else { "s" },
+            by_rule.join(", "),
+            self.violations.len()
+        ))
     }
 }
 

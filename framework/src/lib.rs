@@ -115,7 +115,7 @@ mod trace;
 
 pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
 pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
-pub use gate::{GateReport, ReleaseGate};
+pub use gate::{GateReport, LISTED_VIOLATIONS, ReleaseGate, Unlisted};
 pub use model::{
     AskOptions, Asking, Constraint, ConstraintUse, Message, ModelBackend, ModelError,
     ModelExchange, ModelReply, ModelRequest, Role, Sampling, Tally, Usage,

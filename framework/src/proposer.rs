@@ -208,6 +208,10 @@ pub enum ProposerError {
     /// The proposer does not support this kind of request.
     #[error("proposer does not support {0} requests")]
     Unsupported(&'static str),
+    /// The run's deadline passed while the call was under way (it was abandoned:
+    /// its retries, backoff and re-asks count against the deadline too).
+    #[error("the run's deadline of {} ms passed during the call, which was abandoned", .0.as_millis())]
+    Deadline(std::time::Duration),
 }
 
 impl ProposerError {

@@ -192,7 +192,7 @@ impl<D: Domain> Engine<D> {
             run.totals.rounds += 1;
             let report = self.gate.judge(spec, &artefact);
             let assessment = measure.assess(&artefact);
-            let hard = report.hard().count();
+            let hard = usize::try_from(report.hard_count()).unwrap_or(usize::MAX);
             let next = round_feedback(&report, &assessment);
             let converged = report.passed && assessment.converged;
             let rank = (!report.passed, hard, assessment.score);

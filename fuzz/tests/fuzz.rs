@@ -12,9 +12,12 @@
 //!
 //! To add a target, add its corpus directory and one entry to [`targets`].
 
-use cantus_fuzz::{Budget, CountingAllocator, Limits, Target, no_generated, nothing_more, run};
+use cantus::settings::Settings;
+use cantus_framework::Budget;
+use cantus_fuzz::{CountingAllocator, Limits, Target, no_generated, nothing_more, run};
 use cantus_music::format::{self, Format, ReadOptions};
 use cantus_music::{PitchLevel, Score, grammar, midi};
+use cantus_twelve_tone::spec::{Spec, compile_brief};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -205,6 +208,51 @@ fn targets() -> Vec<Target> {
             dictionary: &[b"<note pname=\"c\" oct=\"4\" dur=\"4\"/>", b"<chord dur=\"2\">", b"</chord>", b"<tuplet num=\"7\" numbase=\"4\">", b"</tuplet>", b"<mRest/>", b"<measure>", b"</measure>", b" tie=\"i\"", b" grace=\"acc\"", b" trans.semi=\"-2\""],
             limits: Limits { time, base_bytes: 4 * MIB, per_byte: 128 },
         },
+        Target {
+            name: "spec",
+            read: |b| {
+                if let Ok(text) = std::str::from_utf8(b) {
+                    let _ = Spec::from_toml_str(text, "fuzz.toml");
+                }
+            },
+            also: |b| {
+                // A spec that loads writes TOML that loads back equal.
+                if let Some(spec) = std::str::from_utf8(b).ok().and_then(|t| Spec::from_toml_str(t, "fuzz.toml").ok()) {
+                    let back = Spec::from_toml_str(&spec.to_toml_string(), "written.toml");
+                    assert_eq!(back.as_ref().ok(), Some(&spec), "a spec written as TOML reads back equal");
+                }
+            },
+            generated: || vec![("webern-trio.toml".into(), include_bytes!("../../examples/specs/webern-trio.toml").to_vec())],
+            dictionary: &[b"bars = ", b"tempo = ", b"meter = \"", b"1e20", b"-3", b"18446744073709551615", b"1e308", b"nan", b"inf", b"[[voices]]\n", b"register = ", b"max_crossing = \"", b"row = \"", b"section_bars = "],
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 64 },
+        },
+        Target {
+            name: "config",
+            read: |b| {
+                if let Ok(text) = std::str::from_utf8(b) {
+                    if let Ok(settings) = Settings::from_toml_str(text, "cantus.toml") {
+                        // Every accepted value converts without a panic (1e20 s did not).
+                        let _ = settings.harness.budget(Budget::default());
+                        let _ = settings.ask(false);
+                    }
+                }
+            },
+            also: nothing_more,
+            generated: || vec![("example-cantus.toml".into(), include_bytes!("../../examples/config/cantus.toml").to_vec())],
+            dictionary: &[b"[backend]\n", b"[harness]\n", b"deadline_s = ", b"retries = ", b"backoff_s = ", b"timeout_s = ", b"1e20", b"1e308", b"18446744073709551615", b"2147483648", b"-1", b"nan", b"inf", b"kind = \"openai\"\n"],
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 64 },
+        },
+        Target {
+            name: "brief",
+            read: |b| {
+                let _ = compile_brief(&String::from_utf8_lossy(b));
+            },
+            also: nothing_more,
+            generated: no_generated,
+            dictionary: &[b" bpm", b" bars", b" voices", b"72.5", b"-3", b"100000000000000000000000000000", b" in 3/4", b" on Webern's Op. 21 row", b" canon at the fifth", b"\"", b"twenty-four", b" seed "],
+            // Tokens with their positions: about 100 bytes per character of brief.
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 256 },
+        },
     ]
 }
 
@@ -214,7 +262,7 @@ fn every_reader_stays_within_its_limits_on_seeds_and_mutations() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
-    let budget = Budget {
+    let budget = cantus_fuzz::Budget {
         mutations,
         max_len: 256 << 10,
         seed: *b"cantus fuzz seed: issue 17 cases",

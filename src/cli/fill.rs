@@ -35,8 +35,9 @@ pub struct Args {
     /// Seed of the embedded proposer (and of the model's sampling).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Candidates to try (default 24 embedded, 4 model calls; a model stops at
-    /// the first candidate that passes, and within `[harness] max_proposer_calls`).
+    /// Candidates to try, 1 to 1000 (default 24 embedded, 4 model calls; a model
+    /// stops at the first candidate that passes, and within `[harness]
+    /// max_proposer_calls`).
     #[arg(long)]
     pub candidates: Option<usize>,
     /// Calibration table (default: the shipped one).

@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Exit {
         );
         super::print_json(&out);
     } else {
-        let hard = report.hard().count();
+        let hard = report.hard_count();
         if report.passed {
             say!(
                 "PASSED {} ({}): {} events in {} voices",
@@ -93,6 +93,9 @@ pub fn run(args: Args) -> Exit {
         }
         for v in &report.violations {
             say!("  {v}");
+        }
+        if let Some(line) = report.unlisted_line() {
+            say!("  {line}");
         }
         for (k, v) in &report.facts {
             match v {

@@ -25,6 +25,10 @@ use cantus_music::Score;
 pub use embedded::fill;
 pub use model::{ModelFillOptions, fill_with_model};
 
+/// The most candidates one fill may try (embedded candidates or model calls): a
+/// thousand is far past where a better candidate is still found, and bounds a run.
+pub const MAX_CANDIDATES: usize = 1000;
+
 /// What to fill.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FillRequest {
@@ -32,7 +36,7 @@ pub struct FillRequest {
     pub first_bar: u32,
     /// Last bar of the gap (inclusive).
     pub last_bar: u32,
-    /// Candidates to try (model calls, for a model backend).
+    /// Candidates to try (model calls, for a model backend): 1 to [`MAX_CANDIDATES`].
     pub candidates: usize,
     /// Seed of the embedded proposer (and the model's sampling seed).
     pub seed: u64,
@@ -68,6 +72,9 @@ pub enum FillError {
         /// What is wrong.
         why: String,
     },
+    /// The number of candidates is 0 or more than [`MAX_CANDIDATES`].
+    #[error("--candidates {0}: give 1 to {MAX_CANDIDATES} candidates")]
+    Candidates(usize),
     /// No bar outside the gap sounds, so there is nothing to draw on.
     #[error("no bar outside the gap has notes to draw material from")]
     NoContext,

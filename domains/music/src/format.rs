@@ -311,17 +311,33 @@ pub fn read_bytes(
     }
 }
 
+/// The file at `path` as UTF-8 text (any text file: a spec, a brief list); an
+/// error names the file, and for bytes that are not UTF-8 the line and byte offset
+/// of the first bad one.
+pub fn read_text(path: &Path) -> Result<String, FormatError> {
+    let bytes = std::fs::read(path).map_err(|source| FormatError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        utf8_error(path, e.as_bytes(), offset)
+    })
+}
+
 /// `bytes` as UTF-8 text, or an error at the line and byte offset of the first bad byte.
 fn utf8<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, FormatError> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        let offset = e.valid_up_to();
-        FormatError::Utf8 {
-            path: path.to_owned(),
-            line: 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count(),
-            offset,
-            byte: bytes.get(offset).copied().unwrap_or(0),
-        }
-    })
+    std::str::from_utf8(bytes).map_err(|e| utf8_error(path, bytes, e.valid_up_to()))
+}
+
+/// The error for `bytes` of `path`, valid UTF-8 up to `offset`.
+fn utf8_error(path: &Path, bytes: &[u8], offset: usize) -> FormatError {
+    FormatError::Utf8 {
+        path: path.to_owned(),
+        line: 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count(),
+        offset,
+        byte: bytes.get(offset).copied().unwrap_or(0),
+    }
 }
 
 /// The bytes of `score` in `format`, exactly: a voice name, title or tag the

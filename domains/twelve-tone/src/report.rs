@@ -7,7 +7,7 @@ use crate::blueprint::Blueprint;
 use crate::compose::Composition;
 use crate::event::Location;
 use crate::spec::{CompiledBrief, Spec};
-use cantus_framework::{FlatViolation, GateReport, Outcome, Totals, Violation};
+use cantus_framework::{FlatViolation, GateReport, Outcome, Totals, Unlisted, Violation};
 use serde::Serialize;
 
 /// `report.json` of `cantus compose` (and of each brief of `cantus bank`).
@@ -116,7 +116,11 @@ pub struct VerifyReport<'a> {
     pub passed: bool,
     pub gate: &'a str,
     pub events: usize,
+    /// The violations listed (at most [`cantus_framework::LISTED_VIOLATIONS`]).
     pub violations: Vec<FlatViolation<'a, Location>>,
+    /// Violations found but not listed, counted by rule (absent when none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub unlisted: &'a [Unlisted],
     pub facts: &'a std::collections::BTreeMap<String, serde_json::Value>,
 }
 
@@ -129,6 +133,7 @@ impl<'a> VerifyReport<'a> {
             gate: &report.gate,
             events,
             violations: report.violations.iter().map(Violation::flat).collect(),
+            unlisted: &report.unlisted,
             facts: &report.facts,
         }
     }

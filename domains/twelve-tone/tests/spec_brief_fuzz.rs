@@ -148,7 +148,9 @@ fn quoted(error: &BriefError) -> Vec<&Phrase> {
     match error {
         BriefError::Contradiction(c) => vec![&c.first, &c.second],
         BriefError::Impossible { phrase, .. } => vec![phrase],
-        BriefError::Empty | BriefError::UnclosedQuote { .. } => Vec::new(),
+        BriefError::Empty | BriefError::TooLong { .. } | BriefError::UnclosedQuote { .. } => {
+            Vec::new()
+        }
     }
 }
 

@@ -126,6 +126,24 @@ impl<'r, D: Domain> Run<'r, D> {
         None
     }
 
+    /// `call` awaited within what is left of the deadline (all of it, without one):
+    /// a call that outlives it — a model retrying with backoff, re-asking, hanging —
+    /// is dropped, which cancels it, and ends as [`ProposerError::Deadline`].
+    /// The timer is tokio's, so a run with a deadline needs a Tokio runtime with
+    /// time enabled (every Cantus command's has).
+    async fn bounded<T>(
+        &self,
+        call: impl std::future::Future<Output = Result<T, ProposerError>>,
+    ) -> Result<T, ProposerError> {
+        let Some(deadline) = self.budget().deadline else {
+            return call.await;
+        };
+        let left = deadline.saturating_sub(self.started.elapsed());
+        tokio::time::timeout(left, call)
+            .await
+            .unwrap_or(Err(ProposerError::Deadline(deadline)))
+    }
+
     /// Makes one proposer call and records it. Budget exhaustion and proposer
     /// errors come back as diagnostics.
     pub(crate) async fn call(
@@ -151,7 +169,7 @@ impl<'r, D: Domain> Run<'r, D> {
             attempt: ask.attempt,
             seed: self.seed,
         };
-        let result = self.proposer.propose(request).await;
+        let result = self.bounded(self.proposer.propose(request)).await;
         let call = self.totals.proposer_calls + 1;
         let (events, cost, exchange, error) = match result {
             Ok(Proposal {

@@ -80,7 +80,7 @@ fn candidate(gap: &Gap<'_>, seed: u64, k: usize) -> Score {
 pub fn fill(score: &Score, req: &FillRequest, table: &Calibration) -> Result<Filled, FillError> {
     let gap = Gap::new(score, req, table)?;
     let mut selection = Selection::default();
-    for k in 0..req.candidates.max(1) {
+    for k in 0..req.candidates {
         let filled = candidate(&gap, req.seed, k);
         match gap.judge(&filled) {
             Ok(judged) => {

@@ -111,6 +111,9 @@ impl<'a> Gap<'a> {
         req: &FillRequest,
         table: &'a Calibration,
     ) -> Result<Gap<'a>, FillError> {
+        if !(1..=super::MAX_CANDIDATES).contains(&req.candidates) {
+            return Err(FillError::Candidates(req.candidates));
+        }
         let bars = score.bar_count();
         let range_err = |why: String| FillError::Range {
             first: req.first_bar,

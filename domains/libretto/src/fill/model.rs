@@ -67,7 +67,8 @@ pub async fn fill_with_model(
     };
     let mut selection = Selection::default();
     let mut feedback: Vec<String> = Vec::new();
-    let candidates = u32::try_from(req.candidates.max(1)).unwrap_or(u32::MAX);
+    // At least 1 and at most MAX_CANDIDATES: checked by Gap::new.
+    let candidates = u32::try_from(req.candidates).unwrap_or(u32::MAX);
     let mut asking = Asking::new(backend, candidates - 1);
     while asking.more() {
         let k = asking.attempt();

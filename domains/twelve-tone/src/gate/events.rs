@@ -8,6 +8,7 @@
 //! ([`super::segment::Walker`]) is fed each slot as it is made, so a voice's events
 //! are read once.
 
+use super::findings::Findings;
 use super::rules::{Finding, Rule, event_noun, mask_text};
 use super::segment::{Statement, TagCounts, Walker};
 use super::time::{GridProblem, Ticker, cmp_time, ticks_text};
@@ -124,7 +125,7 @@ pub(crate) fn build_slots(
     ticker: Option<Ticker>,
     limits: &EventLimits,
     mut walker: Option<Walker<'_>>,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
 ) -> Result<VoiceSlots, SlotError> {
     let mut slots = take_buffer(events.len());
     let mut overlaps = false;
@@ -231,7 +232,7 @@ fn event_findings(
     e: &Event,
     limits: &EventLimits,
     (onset, duration, end, per_quarter): (i64, i64, i64, i64),
-    out: &mut Vec<Finding>,
+    out: &mut Findings,
 ) {
     let at = |rule, reason: String| Finding::new(rule, Some(voice), e.onset, reason);
     if e.pitches.is_empty() {
@@ -331,7 +332,7 @@ fn overlap_finding(
     voice: usize,
     e: &Event,
     (earlier_onset, earlier_end, per_quarter): (cantus_music::Time, i64, i64),
-    out: &mut Vec<Finding>,
+    out: &mut Findings,
 ) {
     out.push(Finding::new(
         Rule::Texture,

@@ -5,12 +5,13 @@
 //! vertical sweep; then findings are sorted by onset and given bars and voice names.
 
 use super::events::{EventLimits, SlotError, VoiceSlots, build_slots};
+use super::findings::Findings;
 use super::infer::infer_row;
 use super::plan::{ScheduleInput, Span, aggregate, schedule};
 use super::rules::{Finding, Rule};
 use super::segment::{TagCounts, Walker};
 use super::tables::SerialTables;
-use super::time::{Grid, GridBuilder, GridProblem, Ticker, bar_of, cmp_time, ratio_text};
+use super::time::{Grid, GridBuilder, GridProblem, Ticker, bar_of, ratio_text};
 use super::vertical::{VerticalInput, sweep};
 use super::{
     ALL_VOICES, GateLimits, GateMode, RowSource, SerialGate, StatementSpan, Unsorted, labels_line,
@@ -46,7 +47,7 @@ impl Judgement {
         score: &Score,
         mut statements: Option<&mut Vec<StatementSpan>>,
     ) -> Result<GateReport<Location>, Unsorted> {
-        let mut findings: Vec<Finding> = Vec::new();
+        let mut findings = Findings::new();
         let plan: Option<&Blueprint> = match &gate.source {
             RowSource::Plan(p, _) => Some(*p),
             _ => None,
@@ -100,10 +101,10 @@ impl Judgement {
             declared_bars,
         };
         let lines = loop {
-            let mut local = Vec::new();
+            let mut local = Findings::new();
             match reading.all_voices(timing.as_ref(), &mut local) {
                 Ok(built) => {
-                    findings.append(&mut local);
+                    findings.append(local);
                     break built;
                 }
                 Err((_, SlotError::Unsorted)) => return Err(Unsorted),
@@ -200,13 +201,14 @@ impl Judgement {
             });
         }
 
-        let mut report =
-            GateReport::from_violations(gate.name(), locate(findings, score, plan, bar))
-                .with_fact("mode", gate.mode.name())
-                .with_fact("row_source", row_source)
-                .with_fact("events", events)
-                .with_fact("statements", statements_total)
-                .with_fact("labels", serde_json::Value::Object(labels));
+        let (listed, unlisted) = findings.finish();
+        let mut report = GateReport::from_violations(gate.name(), locate(listed, score, plan, bar))
+            .with_unlisted(unlisted)
+            .with_fact("mode", gate.mode.name())
+            .with_fact("row_source", row_source)
+            .with_fact("events", events)
+            .with_fact("statements", statements_total)
+            .with_fact("labels", serde_json::Value::Object(labels));
         if let Some(tables) = tables {
             report = report
                 .with_fact("row", tables.table.row().to_string())
@@ -227,7 +229,7 @@ impl Judgement {
 
 /// The bar length, reporting a meter that has none (then 4 quarter notes) or that
 /// differs from the plan's.
-fn bar_length(score: &Score, plan: Option<&Blueprint>, findings: &mut Vec<Finding>) -> Time {
+fn bar_length(score: &Score, plan: Option<&Blueprint>, findings: &mut Findings) -> Time {
     let m = score.meter;
     if let Some(plan) = plan
         && plan.meter != m
@@ -251,7 +253,7 @@ fn bar_length(score: &Score, plan: Option<&Blueprint>, findings: &mut Vec<Findin
     Time::new(4 * i64::from(m.num), i64::from(m.den))
 }
 
-fn voice_count(plan: &Blueprint, score: &Score, findings: &mut Vec<Finding>) {
+fn voice_count(plan: &Blueprint, score: &Score, findings: &mut Findings) {
     let planned = &plan.limits.voices;
     if planned.len() != score.voices.len() {
         let names: Vec<&str> = planned.iter().map(|v| v.name.as_str()).collect();
@@ -325,7 +327,7 @@ fn exact_timing(
     score: &Score,
     plan: Option<&Blueprint>,
     bar: Time,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
 ) -> Option<Timing> {
     match timing(score, plan, bar, None) {
         Ok(t) => Some(t),
@@ -366,7 +368,7 @@ impl Reading<'_> {
     fn all_voices(
         &self,
         timing: Option<&Timing>,
-        findings: &mut Vec<Finding>,
+        findings: &mut Findings,
     ) -> Result<Vec<VoiceSlots>, (usize, SlotError)> {
         let mut all = Vec::with_capacity(self.score.voices.len());
         for (v, voice) in self.score.voices.iter().enumerate() {
@@ -393,22 +395,13 @@ impl Reading<'_> {
     }
 }
 
-/// Sorts findings by onset, voice and rule, and gives each a bar and a voice name.
+/// Gives each finding (already in report order) a bar and a voice name.
 fn locate(
-    mut findings: Vec<Finding>,
+    findings: Vec<Finding>,
     score: &Score,
     plan: Option<&Blueprint>,
     bar: Time,
 ) -> Vec<Violation<Location>> {
-    findings.sort_by(|a, b| {
-        cmp_time(a.onset, b.onset)
-            .then(
-                a.voice
-                    .unwrap_or(usize::MAX)
-                    .cmp(&b.voice.unwrap_or(usize::MAX)),
-            )
-            .then(a.rule.cmp(&b.rule))
-    });
     findings
         .into_iter()
         .map(|f| {

@@ -54,6 +54,7 @@
 //! same piece.
 
 mod events;
+mod findings;
 mod infer;
 mod judgement;
 mod plan;

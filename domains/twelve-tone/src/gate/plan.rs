@@ -3,6 +3,7 @@
 //! `TT-AGGREGATE` (each section sounds all twelve pitch classes).
 
 use super::events::VoiceSlots;
+use super::findings::Findings;
 use super::rules::{Finding, Rule, mask_text};
 use super::segment::Statement;
 use super::tables::labels_text;
@@ -39,7 +40,7 @@ pub(crate) struct ScheduleInput<'a> {
 }
 
 /// Checks one voice's statements against the plan's schedule.
-pub(crate) fn schedule(input: &ScheduleInput<'_>, findings: &mut Vec<Finding>) {
+pub(crate) fn schedule(input: &ScheduleInput<'_>, findings: &mut Findings) {
     let sections = &input.plan.sections;
     let v = input.voice;
     let onset_of = |st: &Statement| {
@@ -133,7 +134,7 @@ pub(crate) fn aggregate(
     spans: &[Span],
     lines: &[VoiceSlots],
     per_quarter: i64,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
 ) {
     let mut sounded = vec![0u16; spans.len()];
     for line in lines {

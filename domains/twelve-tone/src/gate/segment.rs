@@ -36,6 +36,7 @@
 //! A voice's last statement with fewer than 12 positions is `TT-ROW-COMPLETE`.
 
 use super::events::Slot;
+use super::findings::Findings;
 use super::rules::{Finding, Rule, mask_text, pcs_text};
 use super::tables::{ALL_FORMS, SerialTables, forms_in, labels_text};
 use crate::event::Tag;
@@ -163,7 +164,7 @@ impl<'a> Walker<'a> {
 
     /// Reads event `k`, whose slot is `slots[k]`.
     #[inline]
-    pub fn step(&mut self, k: usize, slots: &[Slot], findings: &mut Vec<Finding>) {
+    pub fn step(&mut self, k: usize, slots: &[Slot], findings: &mut Findings) {
         let Some(slot) = slots.get(k) else {
             return;
         };
@@ -224,7 +225,7 @@ impl<'a> Walker<'a> {
         m: u16,
         tag: Option<Tag>,
         tagged_repeat: bool,
-        findings: &mut Vec<Finding>,
+        findings: &mut Findings,
     ) {
         match tag {
             Some(t) if tagged_repeat => {
@@ -249,7 +250,7 @@ impl<'a> Walker<'a> {
         slots: &[Slot],
         m: u16,
         n: u8,
-        findings: &mut Vec<Finding>,
+        findings: &mut Findings,
     ) -> (u16, u8) {
         let o = self.open;
         if !o.broken {
@@ -284,7 +285,7 @@ impl<'a> Walker<'a> {
         n: u8,
         mut forms: u64,
         tag: Option<Tag>,
-        findings: &mut Vec<Finding>,
+        findings: &mut Findings,
     ) {
         let o = self.open;
         let mut tag_problem = None;
@@ -315,7 +316,7 @@ impl<'a> Walker<'a> {
     pub fn finish(
         mut self,
         slots: &[Slot],
-        findings: &mut Vec<Finding>,
+        findings: &mut Findings,
     ) -> (Vec<Statement>, TagCounts) {
         if self.open.pos > 0 {
             let o = self.open;

@@ -22,6 +22,7 @@
 //! from the score, once every event starting then has entered.
 
 use super::events::{Slot, VoiceSlots};
+use super::findings::Findings;
 use super::rules::{Finding, Rule, mask_text, quarters};
 use super::time::{ratio_text, share_exceeds, ticks_text, to_time};
 use cantus_music::{Event, Voice, time_text};
@@ -85,7 +86,7 @@ struct Suspect {
 const NEVER: i64 = -(1 << 62);
 
 /// Runs the sweep, pushing findings; returns the crossing tally.
-pub(crate) fn sweep(input: &VerticalInput<'_>, findings: &mut Vec<Finding>) -> Crossing {
+pub(crate) fn sweep(input: &VerticalInput<'_>, findings: &mut Findings) -> Crossing {
     // Per-voice state lives in arrays of the exact voice count where it is small, so
     // the loops over voices unroll; a Vec holds it for larger scores.
     macro_rules! fixed {
@@ -133,7 +134,7 @@ const DONE: Slot = Slot {
 /// [`DONE`] when none is left) and `current` (last entered event), one entry per voice.
 fn sweep_in<H, N, C>(
     input: &VerticalInput<'_>,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
     mut head: H,
     mut next: N,
     mut current: C,
@@ -207,7 +208,7 @@ where
                 if clash | (crossed & first_crossing.is_none()) {
                     let j = head[u] - 1;
                     if clash {
-                        findings.push(collision(input, (v, k), (u, j), e.mask & c.mask, len));
+                        collision(input, (v, k), (u, j), e.mask & c.mask, len, findings);
                     }
                     if crossed && first_crossing.is_none() {
                         first_crossing = Some(FirstCrossing { v, k, u, j });
@@ -268,7 +269,7 @@ fn general_pairs(
     (v, k, e): (usize, usize, Slot),
     tally: &mut Crossing,
     first_crossing: &mut Option<FirstCrossing>,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
 ) -> u32 {
     let t = e.onset;
     let mut sounding = 0;
@@ -299,14 +300,14 @@ fn pair(
     (u, j, c): (usize, usize, Slot),
     tally: &mut Crossing,
     first_crossing: &mut Option<FirstCrossing>,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
 ) {
     let len = e.end.min(c.end) - e.onset;
     if len <= 0 {
         return;
     }
     if e.mask & c.mask != 0 {
-        findings.push(collision(input, (v, k), (u, j), e.mask & c.mask, len));
+        collision(input, (v, k), (u, j), e.mask & c.mask, len, findings);
     }
     tally.together += i128::from(len);
     let (upper, lower) = if u < v { (c, e) } else { (e, c) };
@@ -326,7 +327,7 @@ fn count_suspect(
     head: &[usize],
     i: Suspect,
     crowd: &mut Option<Crowd>,
-    findings: &mut Vec<Finding>,
+    findings: &mut Findings,
 ) {
     let count = distinct_pitches(input, head, i.t);
     if count <= u32::from(input.max_sounding) {
@@ -388,7 +389,7 @@ fn name(input: &VerticalInput<'_>, voice: usize) -> String {
         .map_or_else(|| format!("voice {}", voice + 1), |v| v.name.clone())
 }
 
-fn close_crowd(input: &VerticalInput<'_>, crowd: &mut Option<Crowd>, findings: &mut Vec<Finding>) {
+fn close_crowd(input: &VerticalInput<'_>, crowd: &mut Option<Crowd>, findings: &mut Findings) {
     let Some(c) = crowd.take() else {
         return;
     };
@@ -416,6 +417,8 @@ fn close_crowd(input: &VerticalInput<'_>, crowd: &mut Option<Crowd>, findings: &
     ));
 }
 
+/// Records the collision of event `k` of voice `v` with event `j` of voice `u`
+/// (its reason is written only if it is listed: a piece can collide once per pair).
 #[cold]
 fn collision(
     input: &VerticalInput<'_>,
@@ -423,7 +426,8 @@ fn collision(
     (u, j): (usize, usize),
     shared: u16,
     len: i64,
-) -> Finding {
+    findings: &mut Findings,
+) {
     let pitches = |voice, index| {
         event(input, voice, index).map_or_else(String::new, |e: &Event| {
             e.pitches
@@ -434,10 +438,7 @@ fn collision(
                 .join(", ")
         })
     };
-    Finding::new(
-        Rule::Collision,
-        Some(v),
-        onset_of(input, v, k),
+    findings.push_with(Rule::Collision, Some(v), onset_of(input, v, k), || {
         format!(
             "pitch class {} sounds here (MIDI {}) while {} sounds it too (MIDI {}, from onset {}) for {}; \
              voices sounding together must not share a pitch class",
@@ -447,8 +448,8 @@ fn collision(
             pitches(u, j),
             time_text::format(onset_of(input, u, j)),
             quarters(&ticks_text(i128::from(len), input.per_quarter))
-        ),
-    )
+        )
+    });
 }
 
 #[cold]
@@ -484,7 +485,7 @@ fn crossing(input: &VerticalInput<'_>, first: FirstCrossing, tally: Crossing) ->
 }
 
 /// Reports the bars lying wholly inside the silent gap `[from, to)` (ticks).
-fn silent_bars(input: &VerticalInput<'_>, from: i64, to: i64, findings: &mut Vec<Finding>) {
+fn silent_bars(input: &VerticalInput<'_>, from: i64, to: i64, findings: &mut Findings) {
     let b = input.bar_ticks;
     if b <= 0 {
         return;

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::row::{Convention, Row, RowError};
 use cantus_music::Meter;
 
-pub use brief::{BriefError, CompiledBrief, Contradiction, Phrase, compile_brief};
+pub use brief::{BriefError, CompiledBrief, Contradiction, MAX_BRIEF_CHARS, Phrase, compile_brief};
 pub use validate::SpecError;
 
 /// A complete description of a twelve-tone piece to be written.

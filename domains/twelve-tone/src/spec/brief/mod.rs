@@ -80,6 +80,11 @@ pub struct Contradiction {
 pub enum BriefError {
     /// The brief is empty or only whitespace.
     Empty,
+    /// The brief is longer than [`MAX_BRIEF_CHARS`] characters.
+    TooLong {
+        /// Its length in characters.
+        chars: usize,
+    },
     /// A quotation mark is opened and never closed.
     UnclosedQuote {
         /// 1-based character position of the opening quote.
@@ -101,6 +106,11 @@ impl fmt::Display for BriefError {
         match self {
             BriefError::Empty => f.write_str(
                 "the brief is empty: say what to write, e.g. \"a 16-bar trio in 3/4 on Webern's Op. 21 row\"",
+            ),
+            BriefError::TooLong { chars } => write!(
+                f,
+                "the brief has {chars} characters; at most {MAX_BRIEF_CHARS} are read (a brief is a \
+                 sentence or a paragraph: write a longer specification as a spec file, --spec)"
             ),
             BriefError::UnclosedQuote { position } => write!(
                 f,
@@ -155,6 +165,12 @@ const RULES: &[fn(Ctx<'_>, usize) -> Option<Match>] = &[
     rules::seed,
 ];
 
+/// The longest brief read, in characters. A brief is a sentence or a paragraph
+/// (the longest in the test tables has a few hundred characters); the bound keeps
+/// the compiler's time small on any input, since each composer's name in a brief
+/// is looked up in the row catalogue under several spellings.
+pub const MAX_BRIEF_CHARS: usize = 4_000;
+
 /// Compiles an English brief into a validated [`Spec`] (see the module docs).
 ///
 /// ```
@@ -176,8 +192,21 @@ pub fn compile_brief(text: &str) -> Result<CompiledBrief, BriefError> {
     if text.trim().is_empty() {
         return Err(BriefError::Empty);
     }
-    let tokens = tokens::tokenize(text).map_err(|e| BriefError::UnclosedQuote {
-        position: e.start + 1,
+    let chars = text.chars().count();
+    if chars > MAX_BRIEF_CHARS {
+        return Err(BriefError::TooLong { chars });
+    }
+    let tokens = tokens::tokenize(text).map_err(|e| match e {
+        tokens::TokenError::UnclosedQuote { start } => BriefError::UnclosedQuote {
+            position: start + 1,
+        },
+        tokens::TokenError::Number(bad) => BriefError::Impossible {
+            phrase: Phrase {
+                text: bad.written,
+                position: bad.start + 1,
+            },
+            reason: format!("the number {}", bad.why),
+        },
     })?;
     let ctx = Ctx {
         tokens: &tokens,
