@@ -6,8 +6,10 @@
 //! answer cut off in the middle of a chord, tags that lie, notes out of order, extra
 //! notes, calls that fail. Whatever it does, two things must hold:
 //!
-//! - every section the trace ends as complete (kept, nothing dropped, nothing owed)
-//!   is clean under the strict gate: no violation lies in its bars;
+//! - every section the trace ends as complete (kept, nothing dropped, nothing owed),
+//!   as every section before it did, is clean under the strict gate: no violation
+//!   lies in its bars (the gate reads statements across section lines, so what an
+//!   incomplete section left out also shows in the bars after it);
 //! - a run that reaches the gate with no drop in any kept section passes it.
 //!
 //! This is the invariant ARCHITECTURE.md states ("The loop's verdict agrees with the
@@ -203,15 +205,21 @@ fn check(
         continues: trace.totals.continues,
         ..Tally::default()
     };
-    let mut kept_drops = 0;
-    for entry in &trace.entries {
-        let Entry::Section(s) = entry else { continue };
-        if s.outcome != SectionOutcome::Kept {
-            continue;
-        }
-        kept_drops += s.dropped;
-        if s.dropped > 0 || !s.owed.is_empty() {
-            continue;
+    let kept: Vec<_> = trace
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Section(s) if s.outcome == SectionOutcome::Kept => Some(s),
+            _ => None,
+        })
+        .collect();
+    let kept_drops: usize = kept.iter().map(|s| s.dropped).sum();
+    // Sections in plan order while each ended complete: the gate reads statements
+    // from pitches alone, across section lines, so what an incomplete section left
+    // out shows at the gate in the bars after it too. The prefix must be clean.
+    for (i, s) in kept.iter().enumerate() {
+        if s.section != i || s.dropped > 0 || !s.owed.is_empty() {
+            break;
         }
         tally.complete += 1;
         let plan = &composition.plan.sections[s.section];
@@ -223,7 +231,7 @@ fn check(
             .collect();
         prop_assert!(
             inside.is_empty(),
-            "section {} ended complete online but the strict gate refuses it: {:?}",
+            "section {} ended complete online (as did every one before it) but the strict gate refuses it: {:?}",
             s.section + 1,
             inside
         );
@@ -292,4 +300,64 @@ fn sections_the_loop_ends_complete_pass_the_strict_gate_whatever_the_proposer_do
         all.complete
     );
     assert!(all.released > 30, "only {} released", all.released);
+}
+
+/// Leaves the last voice out of every section answer, answers continue requests whole.
+struct LeavesOutTheBass;
+
+#[async_trait]
+impl Proposer<TwelveTone> for LeavesOutTheBass {
+    fn name(&self) -> &str {
+        "leaves-out-the-bass"
+    }
+
+    async fn propose(
+        &self,
+        req: ProposalRequest<'_, TwelveTone>,
+    ) -> Result<Proposal<ToneEvent>, ProposerError> {
+        let section = matches!(req.kind, RequestKind::Section);
+        let last = req.state.voices.len() - 1;
+        let mut proposal = EmbeddedProposer.propose(req).await?;
+        if section {
+            proposal.events.retain(|e| e.voice != last);
+        }
+        Ok(proposal)
+    }
+}
+
+#[test]
+fn a_voice_left_out_is_asked_for_by_a_continue_request_and_the_trace_says_why() {
+    let spec = spec(3, 8, (4, 4), 0);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let composition = runtime
+        .block_on(Composer::new(GateMode::Strict, budget()).compose(&spec, 5, &LeavesOutTheBass))
+        .expect("plans");
+    let trace = composition.outcome.trace();
+    assert!(composition.outcome.is_released(), "{:?}", trace.gate);
+    let sections = composition.plan.sections.len();
+    assert_eq!(trace.totals.continues, sections as u64, "one per section");
+    let continues: Vec<_> = trace
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Call(c) if c.request == cantus_framework::RequestType::Continue => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(continues.len(), sections);
+    for c in continues {
+        // Why: the bass owed its whole statement.
+        assert_eq!(c.owed.len(), 1, "{:?}", c.owed);
+        assert_eq!(c.owed[0].part, 2);
+        assert_eq!(c.owed[0].positions, (0..12).collect::<Vec<u32>>());
+        assert!(c.owed[0].to_string().ends_with("owes row positions 1–12"));
+    }
+    // And the trace line a reader sees names it.
+    let mut lines = Vec::new();
+    trace.write_jsonl(&mut lines, false).unwrap();
+    let text = String::from_utf8(lines).unwrap();
+    assert!(text.contains(r#""request":"continue""#), "{text}");
+    assert!(text.contains(r#""continues":"#));
 }
