@@ -10,9 +10,9 @@
 //! still short is returned as it is (the verifier and the gate judge it).
 //!
 //! Replies are sized to the job: each request asks for the tokens its notes need
-//! ([`job::Job::tokens_needed`], measured per note for the grammar) within the
+//! (`Job::tokens_needed` in `job.rs`, measured per note for the grammar) within the
 //! options' `max_tokens`, which is a ceiling; a job that does not fit is cut by voice,
-//! then by notes ([`job::Job::fit`]). A reply cut off at the token limit anyway keeps
+//! then by notes (`Job::fit`). A reply cut off at the token limit anyway keeps
 //! its readable part at once: what it left owed is the engine's next continue request
 //! ([`RequestKind::Continue`]), not a re-ask of the whole section. Section,
 //! patch and rewrite requests (ladder rungs 4 and 5) and whole pieces (the revise
