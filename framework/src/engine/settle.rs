@@ -114,13 +114,19 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             }
             self.continues += 1;
             self.run.totals.continues += 1;
+            // What was dropped in this attempt, so the answer is not the same again.
+            let feedback = if self.dropped > 0 {
+                self.feedback()
+            } else {
+                Vec::new()
+            };
             let called = self
                 .run
                 .call(Ask {
                     kind: RequestKind::Continue { owed: &owed },
                     section: Some(self.index),
                     state,
-                    feedback: &[],
+                    feedback: &feedback,
                     attempt: self.continues,
                 })
                 .await;
