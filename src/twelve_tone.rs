@@ -15,7 +15,7 @@ use cantus_twelve_tone::compose::{Composer, Composition, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
-use cantus_twelve_tone::report::{BriefReport, ComposeReport};
+use cantus_twelve_tone::report::{BriefReport, ComposeReport, DegeneracyReport};
 use cantus_twelve_tone::spec::{CompiledBrief, Spec, SpecError, compile_brief};
 use cantus_twelve_tone::{EmbeddedProposer, TwelveTone};
 use std::path::{Path, PathBuf};
@@ -120,6 +120,8 @@ pub struct Written {
     pub dir: Option<PathBuf>,
     /// Gate name and mode, or "gate not reached".
     pub gate: String,
+    /// Libretto's degeneracy verdict on a model's released piece.
+    pub degeneracy: Option<DegeneracyReport>,
 }
 
 /// Why a compose job could not run at all.
@@ -202,12 +204,37 @@ pub async fn compose(
         ),
         Some(rounds) => revise(&composer, &piece.spec, seed, proposer.as_ref(), rounds).await?,
     };
-    let written = write_composition(dir, &composition, piece, seed);
+    // A model's released piece is measured by default: rule-abiding is not musical.
+    let degeneracy = match (&composition.outcome, model) {
+        (Outcome::Released { artefact, .. }, Some(_)) => Some(degeneracy(artefact)),
+        _ => None,
+    };
+    let written = write_composition(dir, &composition, piece, seed, degeneracy);
     Ok(Composed::Harness {
         composition,
         rounds,
         written,
     })
+}
+
+/// Libretto's degeneracy gate against the serial reference, the measure of `--revise`.
+fn degeneracy_measure() -> LibrettoMeasure<fn(&Score) -> Score> {
+    let view: fn(&Score) -> Score = Score::clone;
+    LibrettoMeasure::new(view, Calibration::serial().clone())
+        .with_degeneracy(Degeneracy::serial())
+        .named("libretto-degeneracy")
+}
+
+/// Libretto's degeneracy verdict on `score` (unmeasurable reads as not passed).
+pub fn degeneracy(score: &Score) -> DegeneracyReport {
+    let assessment = cantus_framework::Measure::<TwelveTone>::assess(&degeneracy_measure(), score);
+    let (passed, extremes, budget) =
+        degeneracy_of(&assessment.facts).unwrap_or((false, Vec::new(), 0));
+    DegeneracyReport {
+        passed,
+        extremes,
+        budget,
+    }
 }
 
 /// Up to `rounds` harness rounds, each measured by the degeneracy gate against the
@@ -220,10 +247,7 @@ async fn revise(
     proposer: &dyn Proposer<TwelveTone>,
     rounds: u32,
 ) -> Result<(Composition, Vec<RoundLine>), BlueprintError> {
-    let view: fn(&Score) -> Score = Score::clone;
-    let measure = LibrettoMeasure::new(view, Calibration::serial().clone())
-        .with_degeneracy(Degeneracy::serial())
-        .named("libretto-degeneracy");
+    let measure = degeneracy_measure();
     let composition = composer
         .revise(spec, seed, proposer, &measure, Revise::measured(rounds))
         .await?;
@@ -268,6 +292,7 @@ pub fn write_composition(
     composition: &Composition,
     piece: &Piece,
     seed: u64,
+    degeneracy: Option<DegeneracyReport>,
 ) -> Written {
     let outcome = &composition.outcome;
     let trace = outcome.trace();
@@ -294,7 +319,7 @@ pub fn write_composition(
         files.extend(written.iter().map(|p| p.display().to_string()));
         write_errors.extend(errors);
     }
-    let report = ComposeReport::new(
+    let mut report = ComposeReport::new(
         composition,
         &piece.spec,
         piece.brief_report(),
@@ -302,11 +327,14 @@ pub fn write_composition(
         files,
         write_errors.clone(),
     );
+    report.degeneracy = degeneracy.clone();
     let diagnostics = report.diagnostics.clone();
     if let Err(e) = dir.write_json("report.json", &report) {
         write_errors.push(e.to_string());
     }
-    finish(dir, released, diagnostics, write_errors, gate_name(outcome))
+    let mut written = finish(dir, released, diagnostics, write_errors, gate_name(outcome));
+    written.degeneracy = degeneracy;
+    written
 }
 
 fn gate_name(outcome: &Outcome<TwelveTone>) -> String {
@@ -369,6 +397,7 @@ fn finish(
         write_errors,
         dir,
         gate,
+        degeneracy: None,
     }
 }
 

@@ -10,6 +10,7 @@
 //! one whole proposal) for whole-artefact revise rounds. A domain without it simply
 //! cannot be revised that way — the compiler says so, not a panic at run time.
 
+use crate::proposer::Owed;
 use serde::Serialize;
 use std::fmt::{Debug, Display};
 
@@ -56,6 +57,20 @@ pub trait Domain: Send + Sync {
 
     /// Where an event sits, for traces and diagnostics.
     fn locate(&self, section: &Self::Section, event: &Self::Event) -> Self::Location;
+
+    /// What each part still owes `section` once its events are settled: empty when
+    /// the section is complete. The engine does not move on from a short section: it
+    /// asks the proposer for exactly this ([`RequestKind::Continue`](crate::RequestKind)),
+    /// then replans naming it, then fails — so a section the loop ends as complete
+    /// is one the gate can pass. Nothing is owed by default.
+    fn owed(
+        &self,
+        _spec: &Self::Spec,
+        _state: &Self::State,
+        _section: &Self::Section,
+    ) -> Vec<Owed> {
+        Vec::new()
+    }
 
     /// Turns the final state into the artefact.
     fn finish(&self, spec: &Self::Spec, state: Self::State) -> Self::Artefact;

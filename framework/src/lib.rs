@@ -124,7 +124,7 @@ pub use predicate::{
     CheckContext, FlatViolation, Predicate, RuleId, Severity, Verdict, Verifier, Violation,
 };
 pub use proposer::{
-    Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
+    Feedback, Owed, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
     mix_seed,
 };
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};

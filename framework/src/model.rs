@@ -113,8 +113,8 @@ pub struct AskOptions {
     pub temperature: Option<f64>,
     /// Base seed; `None` uses the run's seed.
     pub seed: Option<u64>,
-    /// Token limit per reply; `None` lets the proposer choose (within the backend's
-    /// configured limit).
+    /// The most tokens a reply may be asked for: a ceiling, under which a proposer
+    /// asks for what its request needs; `None` lets the proposer choose its own.
     pub max_tokens: Option<u32>,
 }
 

@@ -31,6 +31,51 @@ pub enum RequestKind<'a, D: Domain> {
     },
     /// A whole artefact (the generate–measure–revise loop).
     Whole,
+    /// Exactly what section `ProposalRequest::section_index` still owes after its
+    /// events were settled (a reply cut off, a voice left out): the state already
+    /// holds what was accepted, `owed` says per part which positions are missing.
+    Continue { owed: &'a [Owed] },
+}
+
+/// What one part (a voice) of a section still owes once the section's events are
+/// settled: the domain's [`Domain::owed`] answer, and what a
+/// [`RequestKind::Continue`] asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Owed {
+    /// The part, by the domain's index (a voice number from 0).
+    pub part: usize,
+    /// The part's name, for people ("Bass").
+    pub name: String,
+    /// What the positions count, for people ("row position", "beat").
+    pub unit: &'static str,
+    /// The positions still owed, in order, from 0 (row order positions 0–11, slots …).
+    pub positions: Vec<u32>,
+}
+
+impl fmt::Display for Owed {
+    /// `Bass owes row positions 10–12` (positions shown from 1).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} owes {}", self.name, self.unit)?;
+        if self.positions.len() != 1 {
+            f.write_str("s")?;
+        }
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for &p in &self.positions {
+            match runs.last_mut() {
+                Some((_, hi)) if *hi + 1 == p => *hi = p,
+                _ => runs.push((p, p)),
+            }
+        }
+        for (i, (lo, hi)) in runs.iter().enumerate() {
+            f.write_str(if i == 0 { " " } else { ", " })?;
+            if lo == hi {
+                write!(f, "{}", lo + 1)?;
+            } else {
+                write!(f, "{}–{}", lo + 1, hi + 1)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The kind of a request without its data, as traces name it.
@@ -41,16 +86,18 @@ pub enum RequestType {
     Patch,
     Rewrite,
     Whole,
+    Continue,
 }
 
 impl RequestType {
-    /// `section`, `patch`, `rewrite` or `whole`.
+    /// `section`, `patch`, `rewrite`, `whole` or `continue`.
     pub fn as_str(self) -> &'static str {
         match self {
             RequestType::Section => "section",
             RequestType::Patch => "patch",
             RequestType::Rewrite => "rewrite",
             RequestType::Whole => "whole",
+            RequestType::Continue => "continue",
         }
     }
 }
@@ -69,6 +116,7 @@ impl<D: Domain> RequestKind<'_, D> {
             RequestKind::Patch { .. } => RequestType::Patch,
             RequestKind::Rewrite { .. } => RequestType::Rewrite,
             RequestKind::Whole => RequestType::Whole,
+            RequestKind::Continue { .. } => RequestType::Continue,
         }
     }
 }
@@ -102,6 +150,9 @@ pub enum Feedback<L> {
     MoreViolations { count: usize },
     /// A soft measure's feedback, in its own words (e.g. Libretto's musical feedback).
     Measure { text: String },
+    /// Section `section` (from 0) was left short even after continue requests: what
+    /// each part still owed.
+    Owed { section: usize, owed: Vec<Owed> },
 }
 
 impl<L> Feedback<L> {
@@ -145,6 +196,16 @@ impl<L: fmt::Display> fmt::Display for Feedback<L> {
             } => write!(f, "fix [{rule}] at {location}: {reason}"),
             Feedback::MoreViolations { count } => write!(f, "… and {count} more rule violations"),
             Feedback::Measure { text } => f.write_str(text),
+            Feedback::Owed { section, owed } => {
+                write!(f, "section {} was left short: ", section + 1)?;
+                for (i, o) in owed.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{o}")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::engine::Budget;
 use crate::gate::GateReport;
 use crate::model::Usage;
 use crate::predicate::{RuleId, Violation};
-use crate::proposer::RequestType;
+use crate::proposer::{Owed, RequestType};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -63,6 +63,9 @@ pub struct CallRecord {
     /// retries and what became of a decoding constraint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<crate::model::ModelExchange>,
+    /// For a continue request: why it was made — what each part still owed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owed: Vec<Owed>,
 }
 
 /// Final status of one candidate.
@@ -153,6 +156,12 @@ pub struct SectionRecord {
     pub repaired: usize,
     pub dropped: usize,
     pub outcome: SectionOutcome,
+    /// Continue requests made in this attempt (for what a reply left owing).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub continues: u32,
+    /// What the attempt still owed when it ended (empty: complete).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owed: Vec<Owed>,
     /// The feedback given to the proposer for this attempt.
     pub feedback: Vec<String>,
     /// For an attempt kept with dropped events: why, as a failing gate's report
@@ -197,6 +206,16 @@ pub struct Totals {
     pub repairs_by_rung: BTreeMap<String, u64>,
     /// Revise rounds run (0 in ladder mode).
     pub rounds: u64,
+    /// Continue requests: calls asking for what a section still owed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub continues: u64,
+    /// Section attempts that ended short (owing positions) after their continues.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub short_sections: u64,
+}
+
+fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
+    *n == N::default()
 }
 
 impl Totals {

@@ -131,6 +131,17 @@ pub fn run(args: Args) -> Exit {
                     args.run.out.join("spec.toml").display(),
                     args.run.seed
                 );
+                if let Some(d) = &written.degeneracy {
+                    say!(
+                        "libretto degeneracy: {} ({} extreme{}, budget {}{}{})",
+                        if d.passed { "passed" } else { "refused" },
+                        d.extremes.len(),
+                        if d.extremes.len() == 1 { "" } else { "s" },
+                        d.budget,
+                        if d.extremes.is_empty() { "" } else { ": " },
+                        d.extremes.join(", ")
+                    );
+                }
             } else {
                 summary::print_failure(&written.gate, &written.diagnostics);
             }

@@ -30,6 +30,14 @@ pub fn totals_line(t: &Totals) -> String {
         t.proposer_calls,
         if t.proposer_calls == 1 { "" } else { "s" }
     );
+    if t.continues > 0 {
+        let _ = write!(
+            s,
+            " ({} continue request{} for what a reply left owed)",
+            t.continues,
+            if t.continues == 1 { "" } else { "s" }
+        );
+    }
     match (t.tokens_in, t.tokens_out) {
         (None, None) => {}
         (i, o) => {

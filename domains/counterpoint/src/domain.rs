@@ -8,7 +8,7 @@
 
 use crate::cantus::Cantus;
 use crate::exercise::{Beat, Exercise, Location, Moment, Position, Species};
-use cantus_framework::{Assemble, Domain, NoAmendment, PlanError};
+use cantus_framework::{Assemble, Domain, NoAmendment, Owed, PlanError};
 use cantus_music::{Score, Spelling};
 use serde::Serialize;
 
@@ -175,6 +175,33 @@ impl Domain for Counterpoint {
 
     /// Nothing to advance: every event names its own bar and beat.
     fn skip(&self, _state: &mut CpState, _section: &BarPlan, _event: &CpEvent) {}
+
+    /// The required events of a bar: every beat it plans that holds no accepted
+    /// note (`SP-rhythm` at the gate). Positions count the bar's beats from 0.
+    fn owed(&self, _spec: &Assignment, state: &CpState, section: &BarPlan) -> Vec<Owed> {
+        let positions: Vec<u32> = section
+            .beats
+            .iter()
+            .enumerate()
+            .filter(|(_, beat)| {
+                !state
+                    .exercise
+                    .moments
+                    .iter()
+                    .any(|m| m.bar == section.bar && m.beat == **beat)
+            })
+            .map(|(i, _)| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect();
+        if positions.is_empty() {
+            return Vec::new();
+        }
+        vec![Owed {
+            part: 0,
+            name: crate::exercise::COUNTERPOINT_VOICE.to_owned(),
+            unit: "beat",
+            positions,
+        }]
+    }
 
     fn locate(&self, _section: &BarPlan, event: &CpEvent) -> Location {
         Location {

@@ -4,7 +4,7 @@ use crate::blueprint::{Blueprint, SectionPlan};
 use crate::event::{Location, ToneEvent};
 use crate::piece;
 use crate::state::{CrossingTally, ToneState};
-use cantus_framework::{Amend, Assemble, Domain, PlanError};
+use cantus_framework::{Amend, Assemble, Domain, Owed, PlanError};
 use cantus_music::{Score, Time, time_text};
 use serde::Serialize;
 
@@ -83,14 +83,28 @@ impl Domain for TwelveTone {
         }
     }
 
+    /// Every voice whose statement of this section's form is not finished owes the
+    /// order positions from its cursor to the end of the row (a voice left out owes
+    /// all twelve): the gate's `TT-ROW`/`TT-SCHEDULE` would refuse the section.
+    fn owed(&self, _spec: &Blueprint, state: &ToneState, section: &SectionPlan) -> Vec<Owed> {
+        state
+            .voices
+            .iter()
+            .enumerate()
+            .filter(|(v, line)| *v < section.forms.len() && line.cursor.statement == section.index)
+            .map(|(v, line)| Owed {
+                part: v,
+                name: voice_name(section, v),
+                unit: "row position",
+                positions: (u32::from(line.cursor.position)..12).collect(),
+            })
+            .collect()
+    }
+
     fn locate(&self, section: &SectionPlan, event: &ToneEvent) -> Location {
         Location {
             bar: section.bar_of(event.onset),
-            voice: section
-                .voice_names
-                .get(event.voice)
-                .cloned()
-                .unwrap_or_else(|| format!("voice {}", event.voice + 1)),
+            voice: voice_name(section, event.voice),
             onset: event.onset,
         }
     }
@@ -99,6 +113,15 @@ impl Domain for TwelveTone {
         let events = state.voices.into_iter().flat_map(|l| l.events);
         piece::to_score(spec, events)
     }
+}
+
+/// The name of `voice` in `section` (`voice N` when the plan names none).
+fn voice_name(section: &SectionPlan, voice: usize) -> String {
+    section
+        .voice_names
+        .get(voice)
+        .cloned()
+        .unwrap_or_else(|| format!("voice {}", voice + 1))
 }
 
 impl Assemble for TwelveTone {

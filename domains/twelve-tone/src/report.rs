@@ -30,6 +30,20 @@ pub struct ComposeReport<'a> {
     pub files: Vec<String>,
     /// Files that could not be written, and why.
     pub write_errors: Vec<String>,
+    /// Libretto's degeneracy gate on the piece, where it was measured (a model's
+    /// released piece: `compose --config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degeneracy: Option<DegeneracyReport>,
+}
+
+/// Libretto's degeneracy gate's verdict on a piece.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DegeneracyReport {
+    pub passed: bool,
+    /// The axes at an extreme of the reference.
+    pub extremes: Vec<String>,
+    /// How many extremes the gate allows.
+    pub budget: u64,
 }
 
 /// The brief a spec was compiled from.
@@ -105,6 +119,7 @@ impl<'a> ComposeReport<'a> {
             totals: &trace.totals,
             files,
             write_errors,
+            degeneracy: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The LLM proposer against a scripted backend: good replies become tagged events on
 //! the row cursor; prose is asked again and then refused; a reply cut off at the
-//! token limit is asked again; junk numbers never panic; a failing backend is
+//! token limit is kept and the rest asked for by a continue request; replies are
+//! sized to the notes asked for; junk numbers never panic; a failing backend is
 //! reported; violations of a refused note reach the repair prompt.
 
 mod llm_support;
@@ -148,8 +149,8 @@ async fn prose_then_a_good_reply_is_accepted_with_one_reask() {
 }
 
 #[tokio::test]
-async fn a_reply_cut_off_at_the_token_limit_is_asked_again() {
-    let (plan, state) = planned(2, 3);
+async fn a_reply_cut_off_at_the_token_limit_is_kept_and_the_rest_asked_by_a_continue_request() {
+    let (plan, mut state) = planned(2, 3);
     // A first answer cut in the middle of the second voice's line.
     let full = {
         let probe = Arc::new(Scripted::oracle());
@@ -164,34 +165,79 @@ async fn a_reply_cut_off_at_the_token_limit_is_asked_again() {
     let p = proposer(&backend, AskOptions::default());
     let got = ask(&p, &plan, &state, RequestKind::Section, &[])
         .await
-        .expect("re-asked");
-    assert_eq!(backend.calls(), 2);
-    let second = backend.prompt(1);
-    assert!(second.contains("cut off at the token limit"), "{second}");
-    assert!(second.contains("notes short"), "{second}");
-    assert_on_the_row(&plan, &got.events, 2);
-
-    // With no re-asks left, the readable prefix is returned as it is, short.
-    let backend = Arc::new(Scripted::new(vec![Step::Truncated(
-        full.chars().take(full.len() * 3 / 4).collect(),
-    )]));
-    let p = proposer(
-        &backend,
-        AskOptions {
-            reasks: 0,
-            ..AskOptions::default()
-        },
-    );
-    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
-        .await
-        .expect("a short answer");
+        .expect("the readable part");
+    // Kept at once: no re-ask of the whole section.
+    assert_eq!(backend.calls(), 1);
+    assert_eq!(got.exchange.unwrap().stop_reason.as_deref(), Some("length"));
     assert_eq!(got.events.iter().filter(|e| e.voice == 0).count(), 12);
     let second_voice = got.events.iter().filter(|e| e.voice == 1).count();
     assert!(
         second_voice < 12,
         "the cut line stays short ({second_voice})"
     );
-    assert_eq!(got.exchange.unwrap().stop_reason.as_deref(), Some("length"));
+    // The reply was asked for with the tokens its 24 notes need, not a fixed limit.
+    let asked = backend.requests.lock().unwrap()[0].sampling.max_tokens;
+    assert_eq!(asked, Some((24 * 9 + 2 * 6) * 9 / 8 + 16));
+
+    // The engine accepts what was readable; the domain says what is still owed …
+    let section = &plan.sections[0];
+    for e in &got.events {
+        TwelveTone.accept(&mut state, section, e);
+    }
+    let owed = TwelveTone.owed(&plan, &state, section);
+    assert_eq!(owed.len(), 1, "{owed:?}");
+    assert_eq!(owed[0].part, 1);
+    let from = u32::try_from(second_voice).unwrap();
+    assert_eq!(owed[0].positions, (from..12).collect::<Vec<_>>());
+    // … and a continue request asks for exactly that: one voice, from its cursor.
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(&backend, AskOptions::default());
+    let rest = ask(
+        &p,
+        &plan,
+        &state,
+        RequestKind::Continue { owed: &owed },
+        &[],
+    )
+    .await
+    .expect("the rest");
+    assert!(rest.events.iter().all(|e| e.voice == 1));
+    let starts: Vec<u32> = rest.events.iter().map(|e| u32::from(e.tag.start)).collect();
+    assert_eq!(starts, (from..12).collect::<Vec<_>>());
+    let prompt = backend.prompt(0);
+    assert!(
+        prompt.contains(&format!("from position {}", from + 1)),
+        "{prompt}"
+    );
+    for e in &rest.events {
+        TwelveTone.accept(&mut state, section, e);
+    }
+    assert!(
+        TwelveTone.owed(&plan, &state, section).is_empty(),
+        "complete"
+    );
+}
+
+#[tokio::test]
+async fn a_section_too_big_for_the_token_ceiling_is_asked_for_by_voice() {
+    let (plan, state) = planned(3, 4);
+    let backend = Arc::new(Scripted::oracle());
+    // Room for one voice's twelve notes and a little, not for three voices.
+    let p = proposer(
+        &backend,
+        AskOptions {
+            max_tokens: Some(150),
+            ..AskOptions::default()
+        },
+    );
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("a part");
+    let voices: std::collections::BTreeSet<usize> = got.events.iter().map(|e| e.voice).collect();
+    assert_eq!(voices.into_iter().collect::<Vec<_>>(), vec![0]);
+    assert_eq!(got.events.len(), 12);
+    let asked = backend.requests.lock().unwrap()[0].sampling.max_tokens;
+    assert!(asked.is_some_and(|n| n <= 150), "{asked:?}");
 }
 
 #[tokio::test]

@@ -20,6 +20,7 @@ fn rng_for(req: &ProposalRequest<'_, Cycles>) -> fastrand::Rng {
         RequestKind::Patch { .. } => 2,
         RequestKind::Rewrite { .. } => 3,
         RequestKind::Whole => 4,
+        RequestKind::Continue { .. } => 5,
     };
     let section = req.section_index.map_or(0, |s| s as u64 + 1);
     let cursor = req.state.cursor() as u64;
@@ -117,6 +118,9 @@ impl Proposer<Cycles> for SloppyProposer {
                 unused,
                 self.mistakes / 2.0,
             ),
+            // The cycles domain owes nothing past its events (no `Domain::owed`), so
+            // the engine never asks to continue.
+            RequestKind::Continue { .. } => return Err(ProposerError::Unsupported("continue")),
             RequestKind::Whole => {
                 // Learns from feedback: fewer mistakes each round.
                 let p = self.mistakes / f64::from(1 + req.attempt);

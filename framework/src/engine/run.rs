@@ -151,6 +151,10 @@ impl<'r, D: Domain> Run<'r, D> {
         ask: Ask<'_, D>,
     ) -> Result<Called<D::Event>, Diagnostic<D::Location>> {
         let label = ask.kind.label();
+        let owed = match &ask.kind {
+            RequestKind::Continue { owed } => owed.to_vec(),
+            _ => Vec::new(),
+        };
         if let Some(reason) = self.call_refusal() {
             return Err(Diagnostic::engine_msg(format!(
                 "{reason} before a {label} request{}",
@@ -189,6 +193,7 @@ impl<'r, D: Domain> Run<'r, D> {
             cost,
             error: error.as_ref().map(ProposerError::to_string),
             model: exchange,
+            owed,
         }));
         match error {
             None => Ok(Called { call, events }),

@@ -1,9 +1,11 @@
-//! Filling one section: ask the proposer, settle every candidate, and replan while too
-//! many were dropped and the replan budget lasts.
+//! Filling one section: ask the proposer, settle every candidate, ask for what the
+//! section still owes (continue requests), and replan while too many were dropped or
+//! something is still owed and the replan budget lasts. A section still short after
+//! that ends the run: the loop never moves on from a section the gate must refuse.
 
 use super::Diagnostic;
 use super::run::{Ask, Run};
-use super::settle::SectionFill;
+use super::settle::{CONTINUES_PER_SECTION, SectionFill};
 use crate::domain::Domain;
 use crate::proposer::{Feedback, RequestKind};
 
@@ -57,12 +59,24 @@ impl<D: Domain> Run<'_, D> {
             };
             let mut fill = SectionFill::new(self, index, replan);
             fill.settle_all(state, called.events, called.call).await;
+            let owed = fill.settle_owed(state).await;
+            let short = !owed.is_empty();
             let (proposed, dropped) = (fill.proposed, fill.dropped);
             let too_many = proposed > 0 && dropped as f64 / proposed as f64 > budget.drop_threshold;
-            let replanning = too_many && replan < budget.replans_per_section;
-            let next_feedback = fill.feedback();
+            let replanning = (too_many || short) && replan < budget.replans_per_section;
+            let mut next_feedback = if dropped > 0 {
+                fill.feedback()
+            } else {
+                Vec::new()
+            };
+            if short {
+                next_feedback.push(Feedback::Owed {
+                    section: index,
+                    owed: owed.clone(),
+                });
+            }
             // Kept with drops: say why, so a failing gate's report is read with its cause.
-            let drop_note = (!replanning && dropped > 0).then(|| {
+            let drop_note = (!replanning && dropped > 0 && !short).then(|| {
                 let why = if too_many {
                     format!(
                         "after {replan} replan{} (budget exhausted)",
@@ -81,7 +95,19 @@ impl<D: Domain> Run<'_, D> {
                         .join("; ")
                 )
             });
-            fill.record(called.call, &feedback, replanning, drop_note);
+            fill.record(called.call, &feedback, replanning, drop_note, owed);
+            if short && !replanning {
+                // A short section is never accepted: the run ends here, explicitly.
+                let why = next_feedback
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                return Err(Diagnostic::engine_msg(format!(
+                    "{why} (after {replan} replan{} and {CONTINUES_PER_SECTION} continue requests per attempt)",
+                    if replan == 1 { "" } else { "s" }
+                )));
+            }
             if !replanning {
                 return Ok(());
             }

@@ -9,7 +9,7 @@
 use super::run::{Ask, Run};
 use crate::domain::{Amend, Domain};
 use crate::predicate::Violation;
-use crate::proposer::{Feedback, RequestKind};
+use crate::proposer::{Feedback, Owed, RequestKind};
 use crate::repair::{PatchScope, RungAction};
 use crate::trace::{Certificate, Entry, SectionOutcome, SectionRecord, Status, Step, StepAction};
 use std::collections::VecDeque;
@@ -23,6 +23,9 @@ type Pending<E> = VecDeque<(E, u64)>;
 /// At most this many dropped events are described in replan feedback.
 const FEEDBACK_LINES: usize = 12;
 
+/// Continue requests per section attempt before a short section is replanned.
+pub(super) const CONTINUES_PER_SECTION: u32 = 2;
+
 /// One attempt at filling one section.
 pub(super) struct SectionFill<'f, 'r, D: Domain> {
     run: &'f mut Run<'r, D>,
@@ -32,6 +35,7 @@ pub(super) struct SectionFill<'f, 'r, D: Domain> {
     accepted: usize,
     repaired: usize,
     pub(super) dropped: usize,
+    continues: u32,
     problems: Vec<Feedback<D::Location>>,
 }
 
@@ -66,6 +70,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             accepted: 0,
             repaired: 0,
             dropped: 0,
+            continues: 0,
             problems: Vec::new(),
         }
     }
@@ -91,6 +96,45 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
                 .settle(state, candidate, call, position, &mut pending)
                 .await;
             self.run.entries.push(Entry::Event(cert));
+        }
+    }
+
+    /// Asks for what the section still owes ([`Domain::owed`]) and settles the answer,
+    /// until nothing is owed or [`CONTINUES_PER_SECTION`] continue requests (or the
+    /// run's call budget) are spent. Returns what is still owed: empty when complete.
+    pub(super) async fn settle_owed(&mut self, state: &mut D::State) -> Vec<Owed> {
+        loop {
+            let run = &*self.run;
+            let owed = run.engine.domain.owed(run.spec, state, self.section());
+            if owed.is_empty()
+                || self.continues >= CONTINUES_PER_SECTION
+                || run.call_refusal().is_some()
+            {
+                return owed;
+            }
+            self.continues += 1;
+            self.run.totals.continues += 1;
+            // What was dropped in this attempt, so the answer is not the same again.
+            let feedback = if self.dropped > 0 {
+                self.feedback()
+            } else {
+                Vec::new()
+            };
+            let called = self
+                .run
+                .call(Ask {
+                    kind: RequestKind::Continue { owed: &owed },
+                    section: Some(self.index),
+                    state,
+                    feedback: &feedback,
+                    attempt: self.continues,
+                })
+                .await;
+            // A failed continue (an outage) is recorded with its call; the next one,
+            // or the replan after them, tries again.
+            if let Ok(called) = called {
+                self.settle_all(state, called.events, called.call).await;
+            }
         }
     }
 
@@ -331,14 +375,18 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
         lines
     }
 
-    /// Records this attempt in the trace.
+    /// Records this attempt in the trace; `owed` is what it still owed at its end.
     pub(super) fn record(
         self,
         call: u64,
         feedback: &[Feedback<D::Location>],
         replanned: bool,
         drop_note: Option<String>,
+        owed: Vec<Owed>,
     ) {
+        if !owed.is_empty() {
+            self.run.totals.short_sections += 1;
+        }
         self.run.entries.push(Entry::Section(SectionRecord {
             section: self.index,
             replan: self.replan,
@@ -352,6 +400,8 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             } else {
                 SectionOutcome::Kept
             },
+            continues: self.continues,
+            owed,
             feedback: feedback.iter().map(ToString::to_string).collect(),
             drop_note,
         }));

@@ -37,7 +37,9 @@ pub fn request_slots(
         })
     };
     let (start, take) = match &req.kind {
-        RequestKind::Section => {
+        // A continue request owes the section's slots after the last accepted note:
+        // exactly what a section request asks for from the state it is given.
+        RequestKind::Section | RequestKind::Continue { .. } => {
             let section = req
                 .section()
                 .ok_or_else(|| ProposerError::BadOutput("the request names no section".into()))?;
@@ -85,7 +87,9 @@ impl Proposer<Counterpoint> for EmbeddedProposer {
             RequestKind::Patch { candidate, .. } | RequestKind::Rewrite { candidate, .. } => {
                 (req.state.exercise.clone(), Some(candidate.midi))
             }
-            RequestKind::Section => (req.state.exercise.clone(), None),
+            RequestKind::Section | RequestKind::Continue { .. } => {
+                (req.state.exercise.clone(), None)
+            }
         };
         let line = complete(
             &base,

@@ -131,15 +131,30 @@ fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> V
     ]
 }
 
-/// The notes of a reply, if it names exactly `n`.
-fn read_reply(text: &str, n: usize) -> Option<Vec<(u8, Spelling)>> {
+/// The notes of a reply, if it names exactly `n`; a reply cut off at the token
+/// limit (`truncated`) keeps the notes before its last, possibly cut, token (at least
+/// one): the engine's continue request asks for the rest.
+fn read_reply(text: &str, n: usize, truncated: bool) -> Option<Vec<(u8, Spelling)>> {
+    let (text, _) = cantus_framework::model::set_aside_cut_token(text, truncated);
     let notes: Vec<(u8, Spelling)> = text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
         .map(parse_note)
         .collect::<Option<_>>()?;
-    (notes.len() == n).then_some(notes)
+    let fits = if truncated {
+        (1..=n).contains(&notes.len())
+    } else {
+        notes.len() == n
+    };
+    fits.then_some(notes)
 }
+
+/// Reply tokens per note name (`C#5 `) for SmolLM2's tokenizer, with room to spare.
+const TOKENS_PER_NOTE: u32 = 4;
+/// Reply tokens on top of the notes' (end of turn, stray spaces).
+const TOKEN_MARGIN: u32 = 8;
+/// The most reply tokens asked for when the options set no ceiling.
+const DEFAULT_MAX_TOKENS: u32 = 256;
 
 /// The exercise so far, in one line of the prompt.
 fn so_far(ex: &crate::exercise::Exercise) -> String {
@@ -182,7 +197,13 @@ impl Proposer<Counterpoint> for ModelProposer {
         request.sampling = Sampling {
             temperature: self.options.temperature,
             seed: Some(self.options.seed.unwrap_or(req.seed) ^ u64::from(req.attempt)),
-            max_tokens: self.options.max_tokens,
+            // Sized to the notes asked for, within the options' ceiling.
+            max_tokens: Some(
+                (u32::try_from(slots.len()).unwrap_or(u32::MAX))
+                    .saturating_mul(TOKENS_PER_NOTE)
+                    .saturating_add(TOKEN_MARGIN)
+                    .min(self.options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            ),
         };
         request.context = serde_json::json!({
             "domain": "counterpoint",
@@ -196,7 +217,7 @@ impl Proposer<Counterpoint> for ModelProposer {
                 .call(&request)
                 .await
                 .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
-            if let Some(notes) = read_reply(&reply.text, slots.len()) {
+            if let Some(notes) = read_reply(&reply.text, slots.len(), reply.truncated()) {
                 let honoured = constraint.as_ref().map(|_| true);
                 let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
                 let events = slots
@@ -245,8 +266,20 @@ mod tests {
         assert_eq!(parse_note("e4").map(|n| n.0), Some(64));
         assert_eq!(parse_note("H4"), None);
         assert_eq!(parse_note("C99"), None);
-        assert_eq!(read_reply("A4, C#5", 2).map(|v| v.len()), Some(2));
-        assert_eq!(read_reply("A4 C#5 D5", 2), None);
+        assert_eq!(read_reply("A4, C#5", 2, false).map(|v| v.len()), Some(2));
+        assert_eq!(read_reply("A4 C#5 D5", 2, false), None);
+        assert_eq!(
+            read_reply("A4", 2, false),
+            None,
+            "a short, whole reply is asked again"
+        );
+        // Cut off at the token limit: the notes before the cut token are kept.
+        assert_eq!(read_reply("A4 C#5 D", 3, true).map(|v| v.len()), Some(2));
+        assert_eq!(
+            read_reply("A", 3, true),
+            None,
+            "nothing readable before the cut"
+        );
         assert!(grammar(2).starts_with("root ::= note \" \" note"));
     }
 }

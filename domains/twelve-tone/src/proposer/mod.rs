@@ -148,7 +148,9 @@ impl Proposer<TwelveTone> for EmbeddedProposer {
         req: ProposalRequest<'_, TwelveTone>,
     ) -> Result<Proposal<ToneEvent>, ProposerError> {
         let events = match req.kind {
-            RequestKind::Section => self.section(&req)?,
+            // The section's events from where each voice's cursor stands: exactly
+            // what a continue request says is owed.
+            RequestKind::Section | RequestKind::Continue { .. } => self.section(&req)?,
             RequestKind::Patch { candidate, .. } => {
                 self.repairer(&req, 0x9A7C, candidate)?.patch(candidate)?
             }

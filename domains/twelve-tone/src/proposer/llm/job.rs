@@ -181,6 +181,75 @@ pub(crate) struct Job {
     pub keep: Vec<ToneEvent>,
 }
 
+/// Reply tokens per note of the grammar (`C#4@13>2 `) for SmolLM2's tokenizer,
+/// measured with llama-server's `/tokenize`: a twelve-note line with its voice name
+/// is 90 tokens, one note 8 (one- or two-digit slot) to 10 (three digits).
+pub(crate) const TOKENS_PER_NOTE: u32 = 9;
+/// Reply tokens per voice line beyond its notes: the name, the colon, the newline.
+pub(crate) const TOKENS_PER_LINE: u32 = 6;
+/// Reply tokens on top of the estimate (end of turn, stray spaces), before the 1/8
+/// proportional margin.
+pub(crate) const TOKEN_MARGIN: u32 = 16;
+
+impl Job {
+    /// The reply tokens this job needs: notes × [`TOKENS_PER_NOTE`], lines ×
+    /// [`TOKENS_PER_LINE`], plus an eighth and [`TOKEN_MARGIN`].
+    pub fn tokens_needed(&self) -> u32 {
+        let notes: usize = self.voices.iter().map(|v| v.notes.len()).sum();
+        let notes = u32::try_from(notes).unwrap_or(u32::MAX);
+        let lines = u32::try_from(self.voices.len()).unwrap_or(u32::MAX);
+        let raw = notes
+            .saturating_mul(TOKENS_PER_NOTE)
+            .saturating_add(lines.saturating_mul(TOKENS_PER_LINE));
+        raw.saturating_add(raw / 8).saturating_add(TOKEN_MARGIN)
+    }
+
+    /// The job cut to what a reply of `ceiling` tokens holds: whole voices in order
+    /// while they fit, then as many leading notes of the next voice as fit (at least
+    /// one note in all). What is cut off stays owed, and the engine's continue request
+    /// asks for it next — a request split by voice, then by notes, never a reply cut
+    /// off mid-line.
+    pub fn fit(mut self, ceiling: u32) -> Job {
+        if self.tokens_needed() <= ceiling {
+            return self;
+        }
+        let mut kept: Vec<VoiceJob> = Vec::new();
+        for mut voice in std::mem::take(&mut self.voices) {
+            let trial = Job {
+                voices: kept.iter().cloned().chain([voice.clone()]).collect(),
+                ..self.clone()
+            };
+            if trial.tokens_needed() <= ceiling {
+                kept.push(voice);
+                continue;
+            }
+            // Leading notes of this voice, as many as fit.
+            while voice.notes.len() > 1 {
+                voice.notes.pop();
+                let trial = Job {
+                    voices: kept.iter().cloned().chain([voice.clone()]).collect(),
+                    ..self.clone()
+                };
+                if trial.tokens_needed() <= ceiling {
+                    break;
+                }
+            }
+            let fits = Job {
+                voices: kept.iter().cloned().chain([voice.clone()]).collect(),
+                ..self.clone()
+            }
+            .tokens_needed()
+                <= ceiling;
+            if fits || kept.is_empty() {
+                kept.push(voice);
+            }
+            break;
+        }
+        self.voices = kept;
+        self
+    }
+}
+
 /// Splits `[lo, hi)` into `n` windows in order, so the notes follow each other
 /// without overlapping: each onset lies in the first half of its share and each
 /// length ends by the start of the next share.
@@ -288,6 +357,26 @@ pub(crate) fn section_job(
         voices,
         keep: Vec::new(),
     })
+}
+
+/// The job of a continue request: what the voices named in `owed` still owe this
+/// section, from their cursors (the section job restricted to them).
+pub(crate) fn continue_job(
+    plan: &Blueprint,
+    section: &SectionPlan,
+    state: &ToneState,
+    owed: &[cantus_framework::Owed],
+) -> Result<Job, ProposerError> {
+    let mut job = section_job(plan, section, state)?;
+    job.voices
+        .retain(|v| owed.iter().any(|o| o.part == v.voice));
+    if job.voices.is_empty() {
+        return Err(ProposerError::BadOutput(format!(
+            "a continue request for section {} names no voice that owes notes",
+            section.index + 1
+        )));
+    }
+    Ok(job)
 }
 
 /// Where `count` notes may start being laid out: at `free`, or earlier when fewer
@@ -418,6 +507,87 @@ pub(crate) fn rewrite_job(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn voice(v: usize, notes: usize) -> VoiceJob {
+        let form = RowForm {
+            kind: crate::row::FormKind::P,
+            n: 0,
+        };
+        VoiceJob {
+            voice: v,
+            name: format!("V{v}"),
+            low: 48,
+            high: 72,
+            form,
+            notes: windows(0, 64, notes)
+                .into_iter()
+                .enumerate()
+                .map(|(i, window)| Owed {
+                    pcs: vec![0],
+                    tag: Tag {
+                        form,
+                        start: u8::try_from(i).unwrap(),
+                        len: 1,
+                    },
+                    window,
+                })
+                .collect(),
+        }
+    }
+
+    fn job(voices: &[usize]) -> Job {
+        Job {
+            kind: JobKind::Section,
+            section: 0,
+            span: Span {
+                start: Time::default(),
+                grid: 16,
+                slots: 64,
+                bar_slots: 16,
+                first_bar: 1,
+                bars: 4,
+                meter: Meter { num: 4, den: 4 },
+            },
+            voices: voices
+                .iter()
+                .enumerate()
+                .map(|(v, &n)| voice(v, n))
+                .collect(),
+            keep: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_job_is_sized_by_its_notes_and_cut_to_the_ceiling_by_voice_then_by_note() {
+        let four = job(&[12, 12, 12, 12]);
+        let need = four.tokens_needed();
+        // 48 notes × 9 + 4 lines × 6 = 456, + 1/8 + 16.
+        assert_eq!(need, 456 + 57 + 16);
+        assert_eq!(
+            four.clone().fit(need).voices.len(),
+            4,
+            "a job that fits is whole"
+        );
+        // Room for two whole voices and part of a third.
+        let one = job(&[12]).tokens_needed();
+        let cut = four.clone().fit(2 * one + 40);
+        assert_eq!(cut.voices.len(), 3);
+        assert_eq!(
+            cut.voices[..2].iter().map(|v| v.notes.len()).sum::<usize>(),
+            24
+        );
+        assert!(
+            (1..12).contains(&cut.voices[2].notes.len()),
+            "{}",
+            cut.voices[2].notes.len()
+        );
+        assert!(cut.tokens_needed() <= 2 * one + 40);
+        // The notes kept are the first ones, in row order.
+        assert_eq!(cut.voices[2].notes[0].tag.start, 0);
+        // A ceiling too small for one note still asks for one note.
+        let tiny = four.fit(1);
+        assert_eq!((tiny.voices.len(), tiny.voices[0].notes.len()), (1, 1));
+    }
 
     #[test]
     fn windows_follow_each_other_without_overlap() {

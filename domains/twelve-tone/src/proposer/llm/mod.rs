@@ -7,7 +7,14 @@
 //! `reply` read with the lenient grammar reader. A reply that cannot be read, or
 //! that leaves notes out, is asked again (within [`AskOptions::reasks`]) with what was
 //! wrong; a reply that is still unreadable ends in [`ProposerError::BadOutput`], one
-//! still short is returned as it is (the verifier and the gate judge it). Section,
+//! still short is returned as it is (the verifier and the gate judge it).
+//!
+//! Replies are sized to the job: each request asks for the tokens its notes need
+//! (`Job::tokens_needed` in `job.rs`, measured per note for the grammar) within the
+//! options' `max_tokens`, which is a ceiling; a job that does not fit is cut by voice,
+//! then by notes (`Job::fit`). A reply cut off at the token limit anyway keeps
+//! its readable part at once: what it left owed is the engine's next continue request
+//! ([`RequestKind::Continue`]), not a re-ask of the whole section. Section,
 //! patch and rewrite requests (ladder rungs 4 and 5) and whole pieces (the revise
 //! loop) are answered. Every answer carries its tokens in [`Proposal::cost`] and a
 //! [`ModelExchange`](cantus_framework::ModelExchange) for the trace.
@@ -28,8 +35,8 @@ use cantus_framework::{
 use job::Job;
 use std::sync::Arc;
 
-/// The reply token limit when neither the options nor the backend set one.
-pub(crate) const DEFAULT_MAX_TOKENS: u32 = 512;
+/// The most reply tokens asked for when the options set no ceiling.
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 1024;
 
 /// The twelve-tone LLM proposer (name `llm:<backend>`, then `+gbnf` or `+json` when
 /// constrained).
@@ -69,7 +76,17 @@ struct Context<'a> {
 }
 
 impl LlmProposer {
-    fn sampling(&self, req: &ProposalRequest<'_, TwelveTone>, parts: &[u64]) -> Sampling {
+    /// The most tokens a reply may be asked for: the options' `max_tokens`.
+    fn ceiling(&self) -> u32 {
+        self.options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)
+    }
+
+    fn sampling(
+        &self,
+        req: &ProposalRequest<'_, TwelveTone>,
+        parts: &[u64],
+        max_tokens: u32,
+    ) -> Sampling {
         let base = self.options.seed.unwrap_or(req.seed);
         let mut all = vec![
             req.section_index.unwrap_or(usize::MAX) as u64,
@@ -79,7 +96,7 @@ impl LlmProposer {
         Sampling {
             temperature: self.options.temperature,
             seed: Some(super::rng_for(base, &all).u64(..) >> 1),
-            max_tokens: self.options.max_tokens.or(Some(DEFAULT_MAX_TOKENS)),
+            max_tokens: Some(max_tokens.min(self.ceiling()).max(1)),
         }
     }
 
@@ -100,6 +117,9 @@ impl LlmProposer {
         });
         let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut best: Option<(reply::Read, ModelReply, Option<bool>)> = None;
+        let max_tokens = job.tokens_needed();
+        // A section's (or continue's) readable prefix is kept: the engine asks for the rest.
+        let continuable = job.kind == job::JobKind::Section;
         while asking.more() {
             let retry = prompt::Retry {
                 feedback: req.feedback,
@@ -110,7 +130,11 @@ impl LlmProposer {
             let request = ModelRequest {
                 messages: prompt::messages(&job, req.spec, req.state, &retry, json),
                 constraint: constraint.clone(),
-                sampling: self.sampling(req, &[ctx.kind_code, u64::from(asking.attempt())]),
+                sampling: self.sampling(
+                    req,
+                    &[ctx.kind_code, u64::from(asking.attempt())],
+                    max_tokens,
+                ),
                 context: context_json(&job, req.state, req.attempt),
             };
             let reply = asking
@@ -133,7 +157,7 @@ impl LlmProposer {
                 ""
             };
             match reply::read(&job, &text, reply.truncated()) {
-                Ok(read) if read.complete() => {
+                Ok(read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
                     let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
                     return Ok(Proposal {
                         events: read.events,
@@ -183,7 +207,7 @@ impl LlmProposer {
             let request = ModelRequest {
                 messages: whole::messages(plan, &feedback),
                 constraint: None,
-                sampling: self.sampling(req, &[0x3407, u64::from(asking.attempt())]),
+                sampling: self.sampling(req, &[0x3407, u64::from(asking.attempt())], u32::MAX),
                 context: serde_json::json!({"domain": "twelve-tone", "request": "whole", "bars": plan.bars}),
             };
             let reply = asking
@@ -255,6 +279,12 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
     })
 }
 
+/// Whether `reply` was cut off at the token limit with something readable before the
+/// cut: kept as it is, since what it left owed is asked for by a continue request.
+fn cut_off(reply: &ModelReply, read: &reply::Read) -> bool {
+    reply.truncated() && !read.events.is_empty()
+}
+
 /// What tells two repairs in one section apart, for their seeds.
 fn salt(candidate: &ToneEvent) -> u64 {
     ((candidate.voice as u64) << 24) ^ (u64::from(candidate.tag.start) << 16)
@@ -302,8 +332,16 @@ impl Proposer<TwelveTone> for LlmProposer {
                     kind_code: 0x5E67 ^ salt(candidate),
                 },
             ),
+            RequestKind::Continue { owed } => (
+                job::continue_job(req.spec, section, req.state, owed)?.fit(self.ceiling()),
+                Context {
+                    violations: &[],
+                    refused: None,
+                    kind_code: 0xC047,
+                },
+            ),
             RequestKind::Section | RequestKind::Whole => (
-                job::section_job(req.spec, section, req.state)?,
+                job::section_job(req.spec, section, req.state)?.fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,

@@ -66,6 +66,7 @@ pub(crate) fn messages(
             for voice in &job.voices {
                 owed_line(&mut p, voice);
             }
+            texture_line(&mut p, job);
         }
         JobKind::Patch | JobKind::Rewrite => {
             context_within(&mut p, &job.span, plan, state);
@@ -152,6 +153,37 @@ fn owed_line(p: &mut String, voice: &VoiceJob) {
         range(voice),
         voice.form,
         pcs.join(" ")
+    );
+}
+
+/// The rhythm and register plan, as the embedded proposer follows it: each voice's
+/// notes spread over its room with varied lengths and rests, lines that move through
+/// the range. `Rhythm: Violin about 4 slots a note (mix 1-8, rest between phrases); …`
+fn texture_line(p: &mut String, job: &Job) {
+    let mut parts = Vec::new();
+    for voice in &job.voices {
+        let (Some(first), Some(last)) = (voice.notes.first(), voice.notes.last()) else {
+            continue;
+        };
+        let room =
+            (last.window.onset_hi + last.window.max_len).saturating_sub(first.window.onset_lo);
+        let per = (room / u32::try_from(voice.notes.len()).unwrap_or(1).max(1)).max(1);
+        parts.push(format!(
+            "{} about {per} slot{} a note (mix lengths {}-{}, some rests)",
+            voice.name,
+            if per == 1 { "" } else { "s" },
+            (per / 2).max(1),
+            per * 2
+        ));
+    }
+    if parts.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        p,
+        "Rhythm: {}. Voices should not all move together: stagger their onsets. \
+         Use the whole range, leaps as well as steps.",
+        parts.join("; ")
     );
 }
 
