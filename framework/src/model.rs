@@ -458,8 +458,10 @@ mod tests {
         );
         let (whole, none) = super::set_aside_cut_token("A: C4@1>2  \n", false);
         assert_eq!((whole.as_str(), none), ("A: C4@1>2", None));
-        // One token with no space before it: nothing to keep, nothing set aside.
-        assert_eq!(super::set_aside_cut_token("C4@1", true).1, None);
+        // A cut-off reply of one token: it may be cut short too, so nothing is kept.
+        let (nothing, note) = super::set_aside_cut_token("C4@1", true);
+        assert_eq!(nothing, "");
+        assert!(note.is_some_and(|n| n.contains("`C4@1` was set aside")));
     }
 
     #[test]

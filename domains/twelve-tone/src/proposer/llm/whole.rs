@@ -23,8 +23,8 @@ pub(crate) fn header(plan: &Blueprint) -> String {
         "KEY: ? | METER: {}/{} | TEMPO: {} | GRID: {} | BARS: {}\nVOICES: {}\n",
         plan.meter.num,
         plan.meter.den,
-        16.max(plan.meter.den),
         plan.tempo,
+        16.max(plan.meter.den),
         plan.bars,
         names.join(", ")
     )
@@ -175,4 +175,31 @@ pub(crate) fn tagged(plan: &Blueprint, score: &Score) -> Vec<ToneEvent> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::compile_brief;
+
+    #[test]
+    fn a_reply_without_a_header_is_read_at_the_plans_tempo_and_grid() {
+        let spec = compile_brief("A 4-bar duo in 3/4 at 90 bpm").unwrap().spec;
+        let plan = Blueprint::new(&spec, 0).unwrap();
+        let head = header(&plan);
+        assert!(
+            head.starts_with("KEY: ? | METER: 3/4 | TEMPO: 90 | GRID: 16 | BARS: 4\n"),
+            "{head}"
+        );
+        // A quarter note on the 16th grid lasts four slots: one beat of 3/4.
+        let voice = &plan.limits.voices[0].name;
+        let piece = read(&plan, &format!("@1 [-]\n  {voice}: C4@1>4\n"));
+        let score = piece.map(|p| p.score);
+        let first = score.as_ref().map(|s| s.voices[0].events[0].duration);
+        assert_eq!(
+            first.ok(),
+            Some(cantus_music::Time::from_integer(1)),
+            "{score:?}"
+        );
+    }
 }
