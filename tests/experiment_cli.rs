@@ -157,6 +157,35 @@ fn prompt_only_conditions_are_not_applicable_to_the_embedded_proposer_and_the_re
     ] {
         assert!(out.join(name).is_file(), "{name}");
     }
+    // The HTML report's rows lead to each cell's runs, and those to their pieces:
+    // every link resolves to a file, and every piece made is reachable.
+    let hrefs = |page: &Path| -> Vec<PathBuf> {
+        let html = std::fs::read_to_string(page).unwrap();
+        html.split("href=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .filter(|h| !h.starts_with('#') && !h.starts_with("http"))
+            .map(|h| page.parent().unwrap().join(h))
+            .collect()
+    };
+    let cells = hrefs(&out.join("report.html"));
+    assert_eq!(
+        cells.len(),
+        4,
+        "raw, harness, no-repair, no-replan: {cells:?}"
+    );
+    let mut pieces = 0;
+    for cell in &cells {
+        assert!(cell.is_file(), "{}", cell.display());
+        for piece in hrefs(cell) {
+            let text = std::fs::read_to_string(&piece)
+                .unwrap_or_else(|e| panic!("{}: {e}", piece.display()));
+            assert!(text.starts_with("KEY:"), "{text}");
+            pieces += 1;
+        }
+    }
+    let made = got.values().filter(|r| r.piece.is_some()).count();
+    assert_eq!(pieces, made);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("### Not applicable"), "{md}");
     assert!(md.contains("embedded / soft-rules: 8 runs"), "{md}");

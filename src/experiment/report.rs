@@ -135,6 +135,27 @@ pub fn report(dir: &Path) -> Result<Written, RunError> {
     for (name, svg) in &charts {
         put(name, svg.clone() + "\n")?;
     }
+    // Every piece as its own file, and one page per (model, condition) listing its
+    // runs, each linking to its piece (`cantus render PIECE --html` engraves one).
+    for r in &records {
+        if let Some(text) = &r.piece {
+            put(&piece_path(r), text.clone())?;
+        }
+    }
+    for cell in summary.cells.iter().filter(|c| c.runs > 0) {
+        let runs: Vec<&Record> = records
+            .iter()
+            .filter(|r| r.key.model == cell.model && r.key.condition.0 == cell.condition)
+            .collect();
+        put(
+            &cell_page(&cell.model, &cell.condition),
+            index_html(
+                &format!("{} / {}", cell.model, cell.condition),
+                &[runs_table(&runs)],
+                &[],
+            ),
+        )?;
+    }
     let tables = html_tables(&summary);
     let svgs: Vec<String> = charts.iter().map(|(_, s)| s.clone()).collect();
     put(
@@ -146,6 +167,61 @@ pub fn report(dir: &Path) -> Result<Written, RunError> {
         records: records.len(),
         summary,
     })
+}
+
+/// Where a record's piece is written, relative to the output directory.
+fn piece_path(r: &Record) -> String {
+    format!("pieces/{}.txt", r.key.file_stem())
+}
+
+/// The page of one (model, condition) cell, relative to the output directory.
+fn cell_page(model: &str, condition: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!("cells/{}+{}.html", clean(model), clean(condition))
+}
+
+/// A cell's runs: task, run, outcome, strict violations, calls, each row linking to
+/// the run's piece (pages in `cells/` link one level up).
+fn runs_table(runs: &[&Record]) -> Table {
+    Table {
+        caption: "Runs (a row links to its piece in the text grammar)".into(),
+        columns: [
+            "task",
+            "run",
+            "outcome",
+            "strict violations",
+            "calls",
+            "why",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: runs
+            .iter()
+            .map(|r| Row {
+                cells: vec![
+                    r.key.task.0.clone(),
+                    r.key.run.to_string(),
+                    format!("{:?}", r.outcome).to_lowercase(),
+                    r.strict.as_ref().map_or("–".into(), |v| {
+                        v.violations.values().sum::<u64>().to_string()
+                    }),
+                    r.cost.calls.to_string(),
+                    r.reason.lines().next().unwrap_or("").to_owned(),
+                ],
+                link: r.piece.as_ref().map(|_| format!("../{}", piece_path(r))),
+            })
+            .collect(),
+    }
 }
 
 fn pct(i: Option<Interval>) -> String {
@@ -529,7 +605,7 @@ fn html_tables(s: &Summary) -> Vec<Table> {
                 c.degeneracy.map_or("–".into(), |i| i.plain()),
                 format!("{:.1}", c.cost.calls_per_run),
             ],
-            link: None,
+            link: Some(cell_page(&c.model, &c.condition)),
         })
         .collect();
     vec![Table {
