@@ -136,14 +136,6 @@ impl From<ConfigError> for FileError {
     }
 }
 
-/// `origin:line:column: message` at byte `offset` of `text`.
-fn at(origin: &str, text: &str, offset: usize, message: impl std::fmt::Display) -> FileError {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    FileError(format!("{origin}:{line}:{column}: {message}"))
-}
-
 impl Experiment {
     /// Reads and checks the experiment file at `path`, opening every model's config.
     pub fn load(path: &Path) -> Result<Experiment, FileError> {
@@ -197,24 +189,21 @@ impl Experiment {
             let id = ConditionId(name.get_ref().clone());
             let Some(c) = known.iter().find(|c| c.name == id) else {
                 let names: Vec<&str> = known.iter().map(|c| c.name.0.as_str()).collect();
-                return Err(at(
-                    &origin,
-                    &text,
-                    name.span().start,
-                    format!(
-                        "`conditions`: unknown condition `{id}`; known: {} (or define it \
+                return Err(source
+                    .error_at_span(
+                        name.span(),
+                        format!(
+                            "`conditions`: unknown condition `{id}`; known: {} (or define it \
                          under [[custom_conditions]])",
-                        names.join(", ")
-                    ),
-                ));
+                            names.join(", ")
+                        ),
+                    )
+                    .into());
             };
             if conditions.iter().any(|k: &Condition| k.name == id) {
-                return Err(at(
-                    &origin,
-                    &text,
-                    name.span().start,
-                    format!("`conditions`: `{id}` is named twice"),
-                ));
+                return Err(source
+                    .error_at_span(name.span(), format!("`conditions`: `{id}` is named twice"))
+                    .into());
             }
             conditions.push(c.clone());
         }
@@ -236,26 +225,24 @@ impl Experiment {
                 Some(config) => {
                     let file = dir.join(config.get_ref());
                     if !file.is_file() {
-                        return Err(at(
-                            &origin,
-                            &text,
-                            config.span().start,
-                            format!(
-                                "`models[{i}].config`: no model config at {}",
-                                file.display()
-                            ),
-                        ));
+                        return Err(source
+                            .error_at_span(
+                                config.span(),
+                                format!(
+                                    "`models[{i}].config`: no model config at {}",
+                                    file.display()
+                                ),
+                            )
+                            .into());
                     }
-                    let source = ModelSource {
+                    let model = ModelSource {
                         config: Some(file),
                         ..ModelSource::default()
                     };
-                    source.open().map_err(|e| {
-                        at(
-                            &origin,
-                            &text,
-                            config.span().start,
-                            format!("`models[{i}].config`: {e}"),
+                    model.open().map_err(|e| {
+                        FileError::from(
+                            source
+                                .error_at_span(config.span(), format!("`models[{i}].config`: {e}")),
                         )
                     })?
                 }
@@ -284,12 +271,7 @@ impl Experiment {
             (Some(bank), None) => {
                 let file = dir.join(bank.get_ref());
                 from_bank(&file).map_err(|e| {
-                    at(
-                        &origin,
-                        &text,
-                        bank.span().start,
-                        format!("`tasks.bank`: {e}"),
-                    )
+                    FileError::from(source.error_at_span(bank.span(), format!("`tasks.bank`: {e}")))
                 })?
             }
             (None, Some(design)) => design

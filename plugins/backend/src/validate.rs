@@ -72,6 +72,16 @@ impl<'a> TomlSource<'a> {
         })
     }
 
+    /// The error `message` at byte range `span` of the file (a value inside an array,
+    /// which a key path cannot name), with the line quoted and the span underlined.
+    pub fn error_at_span(
+        &self,
+        span: std::ops::Range<usize>,
+        message: impl std::fmt::Display,
+    ) -> ConfigError {
+        ConfigError(located(self.origin, self.text, span, &message.to_string()))
+    }
+
     /// `Ok` if `value` is a finite number of seconds in `low..=high` (`low` itself
     /// allowed only when `zero_ok`), else the error at `path` saying so.
     pub fn seconds(
