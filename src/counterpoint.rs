@@ -9,7 +9,6 @@ use cantus_counterpoint::{
     Assignment, Cantus, Counterpoint, EmbeddedProposer, ModeName, ModelProposer, compose_with,
 };
 use cantus_framework::{Outcome, Proposer};
-use cantus_music::Score;
 use std::path::{Path, PathBuf};
 
 /// Why the cantus could not be had; bad input.
@@ -79,17 +78,8 @@ fn write(
     let released = outcome.is_released();
     let mut files = Vec::new();
     let mut write_errors = Vec::new();
-    let score: Option<&Score> = match &outcome {
-        Outcome::Released { artefact, .. } => Some(artefact),
-        Outcome::Failure { artefact, .. } => artefact.as_ref(),
-    };
-    if let Some(score) = score {
-        let prefix = if released {
-            "piece"
-        } else {
-            "unreleased-piece"
-        };
-        let (written, errors) = dir.write_score(prefix, score);
+    if let Some(score) = outcome.artefact() {
+        let (written, errors) = dir.write_piece(released, score);
         files.extend(written.iter().map(|p| p.display().to_string()));
         write_errors.extend(errors);
     }

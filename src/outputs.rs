@@ -138,6 +138,17 @@ impl RunDir {
         Ok(self.final_path(name))
     }
 
+    /// Writes a run's piece: `piece.*` when it was released, `unreleased-piece.*`
+    /// otherwise (see [`RunDir::write_score`]).
+    pub fn write_piece(&self, released: bool, score: &Score) -> (Vec<PathBuf>, Vec<String>) {
+        let prefix = if released {
+            "piece"
+        } else {
+            "unreleased-piece"
+        };
+        self.write_score(prefix, score)
+    }
+
     /// Writes `score` as `{prefix}.txt`, `.musicxml`, `.ly` and `.mid`: the files
     /// written, and for each one that could not be, why.
     pub fn write_score(&self, prefix: &str, score: &Score) -> (Vec<PathBuf>, Vec<String>) {

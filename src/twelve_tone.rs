@@ -218,7 +218,10 @@ pub async fn compose(
 }
 
 /// Libretto's degeneracy gate against the serial reference, the measure of `--revise`.
-fn degeneracy_measure() -> LibrettoMeasure<fn(&Score) -> Score> {
+/// Libretto's degeneracy gate against the serial reference (Cantus's own released
+/// pieces): the measure of `compose --revise`, the experiment's `revise` condition and
+/// every degeneracy verdict.
+pub fn degeneracy_measure() -> LibrettoMeasure<fn(&Score) -> Score> {
     let view: fn(&Score) -> Score = Score::clone;
     LibrettoMeasure::new(view, Calibration::serial().clone())
         .with_degeneracy(Degeneracy::serial())
@@ -305,17 +308,8 @@ pub fn write_composition(
     };
     note(dir.write_with("trace.jsonl", |out| trace.write_jsonl(out, true)));
     note(dir.write("spec.toml", piece.spec.to_toml_string().as_bytes()));
-    let score: Option<&Score> = match outcome {
-        Outcome::Released { artefact, .. } => Some(artefact),
-        Outcome::Failure { artefact, .. } => artefact.as_ref(),
-    };
-    if let Some(score) = score {
-        let prefix = if released {
-            "piece"
-        } else {
-            "unreleased-piece"
-        };
-        let (written, errors) = dir.write_score(prefix, score);
+    if let Some(score) = outcome.artefact() {
+        let (written, errors) = dir.write_piece(released, score);
         files.extend(written.iter().map(|p| p.display().to_string()));
         write_errors.extend(errors);
     }
@@ -352,13 +346,13 @@ fn write_raw(dir: RunDir, outcome: &RawOutcome, spec: &Spec, seed: u64) -> Writt
     if let Err(e) = dir.write("raw-reply.txt", outcome.text.as_bytes()) {
         write_errors.push(e.to_string());
     }
-    let scored: Option<(&Score, &str)> = match &outcome.verdict {
-        RawVerdict::Released { score, .. } => Some((score, "piece")),
-        RawVerdict::Refused { score, .. } => Some((score, "unreleased-piece")),
+    let scored: Option<(&Score, bool)> = match &outcome.verdict {
+        RawVerdict::Released { score, .. } => Some((score, true)),
+        RawVerdict::Refused { score, .. } => Some((score, false)),
         _ => None,
     };
-    if let Some((score, prefix)) = scored {
-        write_errors.extend(dir.write_score(prefix, score).1);
+    if let Some((score, released)) = scored {
+        write_errors.extend(dir.write_piece(released, score).1);
     }
     if let Err(e) = dir.write_json("report.json", &RawReport::new(outcome, spec, seed)) {
         write_errors.push(e.to_string());

@@ -133,6 +133,14 @@ impl<D: Domain> Outcome<D> {
     pub fn is_released(&self) -> bool {
         matches!(self, Outcome::Released { .. })
     }
+
+    /// The artefact: the released one, or what a failed run had made (if anything).
+    pub fn artefact(&self) -> Option<&D::Artefact> {
+        match self {
+            Outcome::Released { artefact, .. } => Some(artefact),
+            Outcome::Failure { artefact, .. } => artefact.as_ref(),
+        }
+    }
 }
 
 /// Progress notifications for long runs (a CLI shows a bar).

@@ -10,10 +10,10 @@ use super::conditions::{Condition, Instructed, ProposerMode};
 use super::file::Model;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
 use super::tasks::Task;
+use crate::twelve_tone::degeneracy_measure;
 use cantus_framework::{
     Assessment, Budget, GateReport, Measure, ModelBackend, Outcome, Proposer, Revise, Totals,
 };
-use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
 use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
 use cantus_twelve_tone::compose::{Composer, budget};
@@ -107,12 +107,11 @@ pub async fn run(
         strict.as_ref().is_some_and(|r| r.passed) && made.outcome != RunOutcome::Released;
     let released_relaxed = relaxed.as_ref().is_some_and(|r| r.passed) && !held_back;
     let degeneracy = made.score.as_ref().map(|s| {
-        let measure = LibrettoMeasure::new(
-            Score::clone as fn(&Score) -> Score,
-            Calibration::serial().clone(),
-        )
-        .with_degeneracy(Degeneracy::serial());
-        measure.report(s).gates.first().is_some_and(|g| g.passed)
+        degeneracy_measure()
+            .report(s)
+            .gates
+            .first()
+            .is_some_and(|g| g.passed)
     });
     Record {
         family: task.family.clone(),
@@ -188,12 +187,7 @@ async fn sections(task: &Task, model: &Model, condition: &Condition, seed: u64) 
         }
     };
     let composition = if condition.revise_rounds > 0 {
-        let measure = LibrettoMeasure::new(
-            Score::clone as fn(&Score) -> Score,
-            Calibration::serial().clone(),
-        )
-        .with_degeneracy(Degeneracy::serial())
-        .named("libretto-degeneracy");
+        let measure = degeneracy_measure();
         composer
             .revise(
                 &task.spec,

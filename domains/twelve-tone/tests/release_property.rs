@@ -81,7 +81,7 @@ proptest! {
         let outcome = runtime.block_on(
             cantus_twelve_tone::compose::engine(GateMode::Strict).run(&plan, &EmbeddedProposer, seed),
         );
-        let Some(score) = (match &outcome { Outcome::Released { artefact, .. } => Some(artefact), Outcome::Failure { artefact, .. } => artefact.as_ref() }) else {
+        let Some(score) = outcome.artefact() else {
             return Ok(());
         };
         let mut state = ToneState::new(&plan);
