@@ -87,6 +87,7 @@ impl RunDir {
         let name = dest
             .file_name()
             .map_or_else(|| "run".into(), |n| n.to_string_lossy().into_owned());
+        remove_stale_staging(&parent, &name);
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         if staging.exists() {
             std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
@@ -221,6 +222,33 @@ impl Drop for RunDir {
     fn drop(&mut self) {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Removes what killed runs into `parent/name` left behind: staging directories
+/// `.{name}.partial-<pid>` (and their `.old` asides) of processes no longer alive.
+/// A live process's staging directory is never touched; where liveness cannot be
+/// told (no `/proc`), nothing is removed.
+fn remove_stale_staging(parent: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let prefix = format!(".{name}.partial-");
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.strip_suffix(".old").unwrap_or(rest);
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }

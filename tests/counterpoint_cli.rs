@@ -374,3 +374,52 @@ fn bad_input_exits_2_without_a_panic() {
         assert!(!stderr(&o).trim().is_empty(), "{args:?}: says why");
     }
 }
+
+/// Parallel fifths in every bar of a 1,500-bar exercise: the gate lists the first
+/// thousand violations and counts the rest by rule, in the text and in `--json`.
+#[test]
+fn verify_lists_at_most_a_thousand_violations_and_counts_the_rest() {
+    let bars = 1500;
+    let mut text = format!(
+        "KEY: ? | METER: 4/4 | TEMPO: ? | GRID: 4th | BARS: {bars}\nVOICES: Counterpoint, Cantus\n"
+    );
+    for bar in 1..=bars {
+        let (cantus, counterpoint) = if bar % 2 == 0 {
+            ("F4", "C5")
+        } else {
+            ("G4", "D5")
+        };
+        text.push_str(&format!(
+            "@{bar} [-]\n  Cantus: {cantus}@1>4\n  Counterpoint: {counterpoint}@1>4\n"
+        ));
+    }
+    let file = temp("cap").join("long.txt");
+    std::fs::write(&file, text).expect("write");
+    let file = file.display().to_string();
+    let o = cantus(&["verify", "--domain", "counterpoint", &file]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    let listed = out.lines().filter(|l| l.starts_with("  error[")).count()
+        + out.lines().filter(|l| l.starts_with("  warning[")).count();
+    assert_eq!(listed, 1000, "{}", &out[..out.len().min(2000)]);
+    assert!(
+        out.contains("more violations not listed (") && out.contains("FS-P-parallel-perfect: "),
+        "{}",
+        out.lines().rev().take(8).collect::<Vec<_>>().join("\n")
+    );
+    let v = json(&cantus(&[
+        "verify",
+        "--domain",
+        "counterpoint",
+        "--json",
+        &file,
+    ]));
+    assert_eq!(v["violations"].as_array().expect("list").len(), 1000);
+    let unlisted: u64 = v["unlisted"]
+        .as_array()
+        .expect("unlisted")
+        .iter()
+        .map(|u| u["count"].as_u64().expect("count"))
+        .sum();
+    assert!(unlisted >= 400, "{v:?}");
+}

@@ -221,6 +221,13 @@ fn a_compose_killed_while_writing_leaves_the_old_run_or_the_new_one_whole() {
     assert!(finished.status.success(), "{}", text(&finished.stderr));
     let new = snapshot(&out);
     assert_ne!(old, new, "the two runs differ");
+    // The killed runs' staging directories went with the next run into `out`.
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".out.partial-"))
+        .collect();
+    assert!(left.is_empty(), "killed runs left staging behind: {left:?}");
     let mut killed_mid_write = 0;
     for (files, ended, got) in &seen {
         assert!(

@@ -61,6 +61,33 @@ impl<L> GateReport<L> {
         self
     }
 
+    /// The report listing at most [`LISTED_VIOLATIONS`] of its violations (the first,
+    /// in its order) and counting the rest in [`GateReport::unlisted`] by rule and
+    /// severity: for a gate whose violations grow only linearly with the input, so
+    /// that it can list them all first and cut once.
+    pub fn listing_at_most_the_cap(mut self) -> Self {
+        if self.violations.len() <= LISTED_VIOLATIONS {
+            return self;
+        }
+        let mut counted: BTreeMap<(RuleId, Severity), u64> = self
+            .unlisted
+            .iter()
+            .map(|u| ((u.predicate, u.severity), u.count))
+            .collect();
+        for v in self.violations.drain(LISTED_VIOLATIONS..) {
+            *counted.entry((v.predicate, v.severity)).or_default() += 1;
+        }
+        let unlisted = counted
+            .into_iter()
+            .map(|((predicate, severity), count)| Unlisted {
+                predicate,
+                severity,
+                count,
+            })
+            .collect();
+        self.with_unlisted(unlisted)
+    }
+
     /// Adds a fact.
     pub fn with_fact(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
         self.facts.insert(key.to_owned(), value.into());
@@ -116,4 +143,37 @@ pub trait ReleaseGate<D: Domain>: Send + Sync {
     fn name(&self) -> String;
     /// Judges `artefact` on its own, against `spec`.
     fn judge(&self, spec: &D::Spec, artefact: &D::Artefact) -> GateReport<D::Location>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: RuleId = RuleId::new("SP-A");
+    const B: RuleId = RuleId::new("SP-B");
+
+    #[test]
+    fn a_long_list_is_cut_at_the_cap_and_the_rest_counted_by_rule_and_severity() {
+        let mut violations: Vec<Violation<u32>> = (0..LISTED_VIOLATIONS as u32)
+            .map(|bar| Violation::soft(A, bar, "soft"))
+            .collect();
+        violations.extend((0..5).map(|bar| Violation::soft(A, bar, "soft")));
+        violations.extend((0..7).map(|bar| Violation::hard(B, bar, "hard")));
+        let report = GateReport::from_violations("g", violations).listing_at_most_the_cap();
+        assert_eq!(report.violations.len(), LISTED_VIOLATIONS);
+        assert!(report.violations.iter().all(|v| !v.is_hard()));
+        // The hard violations were all beyond the cap, and still fail the report.
+        assert!(!report.passed);
+        assert_eq!(report.hard_count(), 7);
+        assert_eq!(report.unlisted_count(), 12);
+        let line = report.unlisted_line().expect("a line");
+        assert!(
+            line.contains("SP-A: 5") && line.contains("SP-B: 7"),
+            "{line}"
+        );
+
+        let short = GateReport::from_violations("g", vec![Violation::soft(A, 1u32, "s")]);
+        let short = short.listing_at_most_the_cap();
+        assert!(short.passed && short.unlisted.is_empty());
+    }
 }

@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Whether a violation blocks acceptance (hard) or is only reported (soft).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Blocks acceptance: the event must be repaired or dropped.

@@ -169,7 +169,7 @@ pub fn verify(file: &Path, lenient: bool, json: bool, cp: &VerifyArgs) -> Exit {
             options.profile,
         ));
     } else {
-        let hard = report.hard().count();
+        let hard = report.hard_count();
         let head = format!(
             "species {}, counterpoint ({}) {} a {} cantus ({}), {} bars",
             ex.species.number(),
@@ -191,6 +191,9 @@ pub fn verify(file: &Path, lenient: bool, json: bool, cp: &VerifyArgs) -> Exit {
         }
         for v in &report.violations {
             say!("  {v}");
+        }
+        if let Some(line) = report.unlisted_line() {
+            say!("  {line}");
         }
         say!("  soft: {}", soft_line(&report));
         for key in ["spelling", "inferred"] {

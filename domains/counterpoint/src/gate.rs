@@ -159,7 +159,9 @@ pub fn judge_score(
     options.profile.apply(&mut violations);
     violations.sort_by_key(|v| v.location.bar);
     let gate = format!("counterpoint/species-{}", ex.species.number());
-    let report = GateReport::from_violations(gate, violations);
+    // A rule breaks at most once or twice a bar, so listing all and cutting once
+    // stays linear in the exercise.
+    let report = GateReport::from_violations(gate, violations).listing_at_most_the_cap();
     let report = with_facts(report, &reading, options);
     Ok((report, reading))
 }
@@ -176,6 +178,13 @@ pub fn soft_scores(
         .collect();
     for v in report.violations.iter().filter(|v| !v.is_hard()) {
         *scores.entry(v.predicate).or_default() += 1;
+    }
+    for u in report
+        .unlisted
+        .iter()
+        .filter(|u| u.severity == Severity::Soft)
+    {
+        *scores.entry(u.predicate).or_default() += u.count as usize;
     }
     scores
 }

@@ -7,7 +7,7 @@ use crate::exercise::{Exercise, Location};
 use crate::gate::soft_scores;
 use crate::pitch::ModeName;
 use crate::rules::Profile;
-use cantus_framework::{FlatViolation, GateReport, Outcome, RuleId, Totals, Violation};
+use cantus_framework::{FlatViolation, GateReport, Outcome, RuleId, Totals, Unlisted, Violation};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -87,6 +87,9 @@ pub struct VerifyReport<'a> {
     pub position: String,
     pub events: usize,
     pub violations: Vec<FlatViolation<'a, Location>>,
+    /// Violations found beyond the listed ones, counted by rule.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub unlisted: &'a [Unlisted],
     /// Violations per soft rule of the species, zeros included.
     pub soft_scores: BTreeMap<RuleId, usize>,
     pub facts: &'a BTreeMap<String, serde_json::Value>,
@@ -110,6 +113,7 @@ impl<'a> VerifyReport<'a> {
             position: ex.position.to_string(),
             events,
             violations: report.violations.iter().map(Violation::flat).collect(),
+            unlisted: &report.unlisted,
             soft_scores: soft_scores(report, ex, profile),
             facts: &report.facts,
         }
