@@ -286,3 +286,101 @@ fn an_unreachable_model_makes_its_runs_explicit_failures() {
     assert!(raw.reason.contains("model call failed"), "{}", raw.reason);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The second task set: Fux exercises with the embedded search. Whole-piece
+/// conditions are not applicable (and say why), the harness releases species-1
+/// exercises judged by the species gate (its rules are the verdict's keys), and the
+/// report leaves the twelve-tone-only columns empty rather than filling them.
+#[test]
+fn counterpoint_exercises_run_as_a_second_task_set() {
+    let dir = temp("fux");
+    let file = dir.join("fux.toml");
+    std::fs::write(
+        &file,
+        "runs = 1\nconditions = [\"raw\", \"harness\", \"no-repair\", \"revise\"]\n\
+         [tasks]\nlimit = 4\n[tasks.fux]\nspecies = [1]\n\
+         [[models]]\nname = \"embedded\"\n[metrics]\nresamples = 200\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let got = records(&out);
+    assert_eq!(got.len(), 4 * 4);
+    let tasks: std::collections::BTreeSet<String> =
+        got.values().map(|r| r.key.task.0.clone()).collect();
+    assert_eq!(
+        tasks.into_iter().collect::<Vec<_>>(),
+        [
+            "fux-dorian-above-s1",
+            "fux-dorian-below-s1",
+            "fux-phrygian-above-s1",
+            "fux-phrygian-below-s1"
+        ]
+    );
+    for (key, r) in &got {
+        let condition = r.key.condition.0.as_str();
+        match condition {
+            "raw" | "revise" => {
+                assert!(!r.applies(), "{key}");
+                assert!(
+                    r.reason.contains("not for counterpoint exercises"),
+                    "{}",
+                    r.reason
+                );
+            }
+            _ => {
+                assert!(r.applies(), "{key}");
+                let strict = r.strict.as_ref().expect("a verdict");
+                assert!(
+                    strict.violations.contains_key("FS-P-parallel-perfect"),
+                    "{key}: {:?}",
+                    strict.violations.keys()
+                );
+                assert!(r.relaxed.is_none() && !r.released_relaxed, "{key}");
+                assert_eq!(r.voices, 2);
+            }
+        }
+        if condition == "harness" {
+            assert!(r.released(), "{key}: {}", r.reason);
+            assert_eq!(r.strict.as_ref().map(|v| v.passed), Some(true));
+        }
+    }
+    // Both dorian exercises share a family (their cantus firmus).
+    let families: std::collections::BTreeSet<String> =
+        got.values().map(|r| r.family.0.clone()).collect();
+    assert_eq!(families.len(), 2, "{families:?}");
+
+    let report = cantus(&["experiment", "report", s(&out)]);
+    assert!(report.status.success(), "{report:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let harness = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["condition"] == "harness")
+        .unwrap();
+    assert_eq!(harness["delivery_strict"]["estimate"].as_f64(), Some(1.0));
+    assert!(harness["delivery_relaxed"].is_null(), "{harness}");
+    assert!(harness["collision_only_pass"].is_null(), "{harness}");
+    assert!(harness["collision_rate"].is_null(), "{harness}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("embedded / raw: 4 runs"), "{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The shipped counterpoint experiment file parses: 24 exercises, and a run of it
+/// limited to one exercise works (the file is not run whole here).
+#[test]
+fn the_shipped_counterpoint_experiment_file_is_valid() {
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/experiments/counterpoint.toml");
+    let exp = cantus::experiment::file::Experiment::load(&shipped).expect("parses");
+    assert_eq!(exp.tasks.len(), 24);
+    assert_eq!(exp.conditions.len(), 5);
+}

@@ -7,12 +7,14 @@
 //! crashed, the plan impossible) is that run's outcome; nothing here returns an error.
 
 use super::conditions::{Condition, Instructed, ProposerMode};
+use super::exercise;
 use super::file::Model;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
-use super::tasks::Task;
+use super::tasks::{Task, Work};
 use crate::twelve_tone::degeneracy_measure;
 use cantus_framework::{
-    Assessment, Budget, GateReport, Measure, ModelBackend, Outcome, Proposer, Revise, Totals,
+    Assessment, Budget, Domain, GateReport, Measure, ModelBackend, Outcome, Proposer, Revise,
+    Totals,
 };
 use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
@@ -20,6 +22,7 @@ use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::{GateMode, Rule, SerialGate};
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::{RawOutcome, RawVerdict};
+use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, TwelveTone};
 use std::path::Path;
 use std::sync::Arc;
@@ -31,20 +34,33 @@ pub fn trace_path(key: &Key) -> String {
 }
 
 /// What a run made, before it becomes a record.
-struct Made {
-    outcome: RunOutcome,
-    reason: String,
-    score: Option<Score>,
-    plan: Option<Blueprint>,
-    counts: Option<Counts>,
-    calls: u64,
-    tokens_in: Option<u64>,
-    tokens_out: Option<u64>,
-    trace: Option<Vec<u8>>,
+pub(super) struct Made {
+    pub outcome: RunOutcome,
+    pub reason: String,
+    pub score: Option<Score>,
+    /// The twelve-tone plan the gates judge the piece against (`None` for an exercise).
+    pub plan: Option<Blueprint>,
+    pub counts: Option<Counts>,
+    pub calls: u64,
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+    pub trace: Option<Vec<u8>>,
+}
+
+/// The gates' verdicts on what a run made.
+#[derive(Default)]
+pub(super) struct Judged {
+    pub strict: Option<Verdict>,
+    /// The gate that trusts tags (twelve-tone only).
+    pub relaxed: Option<Verdict>,
+    pub released_relaxed: bool,
+    pub events_relying_on_tags: Option<u64>,
+    /// Libretto's degeneracy gate (serial reference table; twelve-tone only).
+    pub libretto_degeneracy_passed: Option<bool>,
 }
 
 impl Made {
-    fn failed(reason: String) -> Made {
+    pub(super) fn failed(reason: String) -> Made {
         Made {
             outcome: RunOutcome::Failed,
             reason,
@@ -71,15 +87,22 @@ pub async fn run(
 ) -> Record {
     let started = Instant::now();
     let seed = u64::from(key.run);
-    let made = match condition.not_applicable(model.configured.is_some()) {
-        Some(why) => Made {
-            outcome: RunOutcome::NotApplicable,
-            ..Made::failed(why)
-        },
-        None => match condition.proposer {
-            ProposerMode::Sections => sections(task, model, condition, seed).await,
-            ProposerMode::Whole => whole(task, model, condition, seed).await,
-        },
+    let (made, judged) = match &task.work {
+        Work::Piece(spec) => {
+            let made = match condition.not_applicable(model.configured.is_some()) {
+                Some(why) => Made {
+                    outcome: RunOutcome::NotApplicable,
+                    ..Made::failed(why)
+                },
+                None => match condition.proposer {
+                    ProposerMode::Sections => sections(spec, model, condition, seed).await,
+                    ProposerMode::Whole => whole(spec, model, condition, seed).await,
+                },
+            };
+            let judged = judge_piece(&made);
+            (made, judged)
+        }
+        Work::Exercise(assignment) => exercise::run(assignment, model, condition, seed).await,
     };
     let trace = made.trace.as_ref().map(|bytes| {
         let check = FileCheck::of(trace_path(&key), bytes);
@@ -90,6 +113,37 @@ pub async fn run(
         }
         check
     });
+    Record {
+        domain: task.domain(),
+        family: task.family.clone(),
+        experiment: experiment.to_owned(),
+        seed,
+        outcome: made.outcome,
+        reason: made.reason,
+        piece: made
+            .score
+            .as_ref()
+            .and_then(|s| cantus_music::grammar::write(s).ok()),
+        voices: task.voices(),
+        events_relying_on_tags: judged.events_relying_on_tags,
+        strict: judged.strict,
+        relaxed: judged.relaxed,
+        released_relaxed: judged.released_relaxed,
+        libretto_degeneracy_passed: judged.libretto_degeneracy_passed,
+        counts: made.counts,
+        cost: Cost {
+            calls: made.calls,
+            tokens_in: made.tokens_in,
+            tokens_out: made.tokens_out,
+            seconds: started.elapsed().as_secs_f64(),
+        },
+        trace,
+        key,
+    }
+}
+
+/// Both twelve-tone gates and Libretto's degeneracy gate on a piece.
+fn judge_piece(made: &Made) -> Judged {
     let strict = made
         .score
         .as_ref()
@@ -113,17 +167,7 @@ pub async fn run(
             .first()
             .is_some_and(|g| g.passed)
     });
-    Record {
-        family: task.family.clone(),
-        experiment: experiment.to_owned(),
-        seed,
-        outcome: made.outcome,
-        reason: made.reason,
-        piece: made
-            .score
-            .as_ref()
-            .and_then(|s| cantus_music::grammar::write(s).ok()),
-        voices: task.spec.voices.len(),
+    Judged {
         events_relying_on_tags: relaxed
             .as_ref()
             .and_then(|r| r.facts.get("events_relying_on_tags"))
@@ -132,15 +176,6 @@ pub async fn run(
         relaxed: relaxed.as_ref().map(verdict),
         released_relaxed,
         libretto_degeneracy_passed: degeneracy,
-        counts: made.counts,
-        cost: Cost {
-            calls: made.calls,
-            tokens_in: made.tokens_in,
-            tokens_out: made.tokens_out,
-            seconds: started.elapsed().as_secs_f64(),
-        },
-        trace,
-        key,
     }
 }
 
@@ -160,7 +195,7 @@ fn verdict(report: &GateReport<Location>) -> Verdict {
 }
 
 /// The harness and its ablations (and Libretto's revise loop).
-async fn sections(task: &Task, model: &Model, condition: &Condition, seed: u64) -> Made {
+async fn sections(spec: &Spec, model: &Model, condition: &Condition, seed: u64) -> Made {
     let base = model
         .configured
         .as_ref()
@@ -190,7 +225,7 @@ async fn sections(task: &Task, model: &Model, condition: &Condition, seed: u64) 
         let measure = degeneracy_measure();
         composer
             .revise(
-                &task.spec,
+                spec,
                 seed,
                 proposer.as_ref(),
                 &measure,
@@ -198,16 +233,20 @@ async fn sections(task: &Task, model: &Model, condition: &Condition, seed: u64) 
             )
             .await
     } else {
-        composer.compose(&task.spec, seed, proposer.as_ref()).await
+        composer.compose(spec, seed, proposer.as_ref()).await
     };
     match composition {
         Err(e) => Made::failed(format!("cannot plan this piece: {e}")),
-        Ok(c) => from_outcome(c.plan, c.outcome),
+        Ok(c) => from_outcome(Some(c.plan), c.outcome),
     }
 }
 
-/// A run's outcome as what it made.
-fn from_outcome(plan: Blueprint, outcome: Outcome<TwelveTone>) -> Made {
+/// A run's outcome as what it made (`plan`: the twelve-tone plan, if any).
+pub(super) fn from_outcome<D>(plan: Option<Blueprint>, outcome: Outcome<D>) -> Made
+where
+    D: Domain<Artefact = Score>,
+    D::Location: std::fmt::Display + serde::Serialize,
+{
     let trace = outcome.trace();
     let mut bytes = Vec::new();
     let trace_bytes = trace.write_jsonl(&mut bytes, false).ok().map(|()| bytes);
@@ -246,7 +285,7 @@ fn from_outcome(plan: Blueprint, outcome: Outcome<TwelveTone>) -> Made {
         outcome: result,
         reason,
         score,
-        plan: Some(plan),
+        plan,
         counts: Some(counts),
         calls,
         tokens_in,
@@ -272,10 +311,10 @@ impl Measure<TwelveTone> for GateOnly {
 
 /// The whole piece in one request: the embedded proposer's whole-piece answer, or a
 /// model's prompt-only baseline.
-async fn whole(task: &Task, model: &Model, condition: &Condition, seed: u64) -> Made {
+async fn whole(spec: &Spec, model: &Model, condition: &Condition, seed: u64) -> Made {
     let Some(m) = &model.configured else {
         let composer = Composer::new(GateMode::Strict, budget());
-        let plan = match Blueprint::new(&task.spec, seed) {
+        let plan = match Blueprint::new(spec, seed) {
             Ok(p) => p,
             Err(e) => return Made::failed(format!("cannot plan this piece: {e}")),
         };
@@ -289,13 +328,13 @@ async fn whole(task: &Task, model: &Model, condition: &Condition, seed: u64) -> 
                 Revise::gate_only(1),
             )
             .await;
-        let mut made = from_outcome(plan, outcome);
+        let mut made = from_outcome(Some(plan), outcome);
         made.counts = None;
         return made;
     };
     let options = condition.ask(&m.settings.ask(false));
     match compose_baseline(
-        &task.spec,
+        spec,
         seed,
         m.backend.as_ref(),
         &options,

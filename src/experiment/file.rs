@@ -10,7 +10,7 @@
 
 use super::conditions::{Condition, ConditionId, shipped};
 use super::metrics::degeneracy::Weights;
-use super::tasks::{SingleFactor, Task, from_bank};
+use super::tasks::{FuxExercises, SingleFactor, Task, from_bank};
 use crate::models::{Configured, ModelSource};
 use cantus_backend::{ConfigError, TomlSource};
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,8 @@ struct RawTasks {
     bank: Option<Spanned<PathBuf>>,
     #[serde(default)]
     single_factor: Option<SingleFactor>,
+    #[serde(default)]
+    fux: Option<FuxExercises>,
     /// Use only the first N tasks (a quick look at a big set).
     #[serde(default)]
     limit: Option<usize>,
@@ -267,21 +269,25 @@ impl Experiment {
                 .into());
         }
 
-        let mut tasks = match (&raw.tasks.bank, &raw.tasks.single_factor) {
-            (Some(bank), None) => {
+        let mut tasks = match (&raw.tasks.bank, &raw.tasks.single_factor, &raw.tasks.fux) {
+            (Some(bank), None, None) => {
                 let file = dir.join(bank.get_ref());
                 from_bank(&file).map_err(|e| {
                     FileError::from(source.error_at_span(bank.span(), format!("`tasks.bank`: {e}")))
                 })?
             }
-            (None, Some(design)) => design
+            (None, Some(design), None) => design
                 .tasks()
                 .map_err(|e| source.error_at(&["tasks", "single_factor"], e))?,
+            (None, None, Some(fux)) => fux
+                .tasks()
+                .map_err(|e| source.error_at(&["tasks", "fux"], e))?,
             _ => {
                 return Err(source
                     .error_at(
                         &["tasks"],
-                        "must give exactly one of `bank` (a file) and `single_factor` (the generator)",
+                        "must give exactly one of `bank` (a file of briefs), `single_factor` \
+                         (the twelve-tone generator) and `fux` (the counterpoint exercises)",
                     )
                     .into());
             }

@@ -14,6 +14,7 @@
 
 pub mod cell;
 pub mod conditions;
+pub mod exercise;
 pub mod file;
 pub mod metrics;
 pub mod record;

@@ -144,11 +144,31 @@ impl FileCheck {
     }
 }
 
+/// The domain a task set is in: what a record's piece and verdicts mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskDomain {
+    /// Twelve-tone pieces: two gates (strict and relaxed), collisions, Libretto's gate.
+    #[default]
+    TwelveTone,
+    /// Fux exercises: the species gate alone.
+    Counterpoint,
+}
+
+impl TaskDomain {
+    fn is_twelve_tone(&self) -> bool {
+        *self == TaskDomain::TwelveTone
+    }
+}
+
 /// One run's record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     #[serde(flatten)]
     pub key: Key,
+    /// Absent for twelve-tone (the first task set; older records have no field).
+    #[serde(default, skip_serializing_if = "TaskDomain::is_twelve_tone")]
+    pub domain: TaskDomain,
     pub family: FamilyId,
     /// SHA-256 of the experiment file.
     pub experiment: String,

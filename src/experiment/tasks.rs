@@ -13,6 +13,8 @@
 //! defaults give the 40-task bank (4 rows × 10 settings), and `replicates = 101`
 //! the 4040-task design.
 
+use super::record::TaskDomain;
+use cantus_counterpoint::{Assignment, Cantus, ModeName, Position, Species};
 use cantus_framework::mix_seed;
 use cantus_twelve_tone::spec::{Spec, compile_brief};
 use serde::{Deserialize, Serialize};
@@ -41,15 +43,43 @@ impl fmt::Display for FamilyId {
     }
 }
 
-/// One task: a brief and its spec.
+/// One task: what to make, with an id, a family and a line saying what it is.
 #[derive(Clone, Debug)]
 pub struct Task {
     pub id: TaskId,
     pub family: FamilyId,
+    /// The brief, or a one-line description of an exercise.
     pub brief: String,
     /// Where it came from (`file:line`), for messages.
     pub origin: String,
-    pub spec: Spec,
+    pub work: Work,
+}
+
+/// What a task asks for, in its domain.
+#[derive(Clone, Debug)]
+pub enum Work {
+    /// A twelve-tone piece to this spec.
+    Piece(Spec),
+    /// A Fux counterpoint exercise to this assignment.
+    Exercise(Assignment),
+}
+
+impl Task {
+    /// The domain of what it asks for.
+    pub fn domain(&self) -> TaskDomain {
+        match &self.work {
+            Work::Piece(_) => TaskDomain::TwelveTone,
+            Work::Exercise(_) => TaskDomain::Counterpoint,
+        }
+    }
+
+    /// How many voices the result has.
+    pub fn voices(&self) -> usize {
+        match &self.work {
+            Work::Piece(spec) => spec.voices.len(),
+            Work::Exercise(_) => 2,
+        }
+    }
 }
 
 /// A brief that does not compile, or a bank file that cannot be read.
@@ -122,8 +152,73 @@ fn task(id: TaskId, family: FamilyId, brief: String, origin: String) -> Result<T
         family,
         brief,
         origin,
-        spec,
+        work: Work::Piece(spec),
     })
+}
+
+/// The counterpoint task set: Fux's cantus firmus in each of the six modes, the
+/// counterpoint above and below it, in each species asked for — 24 exercises for
+/// species 1 and 2. A task's family is its cantus firmus, so the report resamples
+/// the six melodies, not the 24 exercises, as independent evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FuxExercises {
+    /// Species numbers: 1 (note against note), 2 (two notes against one).
+    pub species: Vec<u8>,
+}
+
+impl Default for FuxExercises {
+    fn default() -> Self {
+        FuxExercises {
+            species: vec![1, 2],
+        }
+    }
+}
+
+impl FuxExercises {
+    /// The exercises, cantus by cantus (Fux's order of modes), above before below.
+    pub fn tasks(&self) -> Result<Vec<Task>, TaskError> {
+        let mut species = Vec::new();
+        for &n in &self.species {
+            let s = match n {
+                1 => Species::First,
+                2 => Species::Second,
+                _ => {
+                    return Err(TaskError::Brief {
+                        origin: "tasks.fux".into(),
+                        message: format!("species {n}: only species 1 and 2 are written"),
+                    });
+                }
+            };
+            if !species.contains(&s) {
+                species.push(s);
+            }
+        }
+        let mut out = Vec::new();
+        for mode in ModeName::ALL {
+            let cantus = Cantus::fux(mode);
+            let family = FamilyId(format!("fux-{}", mode.as_str()));
+            for position in [Position::Above, Position::Below] {
+                for &s in &species {
+                    let id = TaskId(format!("{}-{position}-s{}", family.0, s.number()));
+                    let assignment = Assignment::new(cantus.clone(), s, position);
+                    out.push(Task {
+                        brief: format!(
+                            "species {} counterpoint {position} Fux's {} cantus firmus ({} bars)",
+                            s.number(),
+                            mode.as_str(),
+                            cantus.len()
+                        ),
+                        origin: format!("tasks.fux: {}", id.0),
+                        id,
+                        family: family.clone(),
+                        work: Work::Exercise(assignment),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// The single-factor design's factors (every key has the 40-task bank's default).
@@ -291,7 +386,10 @@ mod tests {
         }
         // Every brief says what the spec holds.
         for t in &tasks {
-            let (bars, voices) = (t.spec.bars, t.spec.voices.len() as u32);
+            let Work::Piece(spec) = &t.work else {
+                panic!("{}: a generated brief is a piece", t.id)
+            };
+            let (bars, voices) = (spec.bars, spec.voices.len() as u32);
             assert!(
                 t.brief.starts_with(&format!("A {bars}-bar piece")),
                 "{}: {bars} bars",
@@ -325,6 +423,22 @@ mod tests {
             .flat_map(|s| (0..design.rows.len()).map(move |r| (r, s)))
             .collect();
         assert_eq!(families.len(), 40);
+    }
+
+    #[test]
+    fn fux_exercises_are_six_cantus_firmi_above_and_below_in_each_species() {
+        let tasks = FuxExercises::default().tasks().unwrap();
+        assert_eq!(tasks.len(), 24);
+        let families: std::collections::BTreeSet<_> = tasks.iter().map(|t| &t.family).collect();
+        assert_eq!(families.len(), 6, "one family per cantus firmus");
+        let ids: std::collections::BTreeSet<_> = tasks.iter().map(|t| &t.id).collect();
+        assert_eq!(ids.len(), 24);
+        assert_eq!(tasks[0].id.0, "fux-dorian-above-s1");
+        assert!(tasks.iter().all(|t| t.voices() == 2));
+        let only_first = FuxExercises { species: vec![1] }.tasks().unwrap();
+        assert_eq!(only_first.len(), 12);
+        let err = FuxExercises { species: vec![3] }.tasks().unwrap_err();
+        assert!(err.to_string().contains("species 3"), "{err}");
     }
 
     #[test]

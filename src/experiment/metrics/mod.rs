@@ -12,7 +12,7 @@ pub mod distance;
 pub mod texture;
 
 use super::conditions::BASELINE;
-use super::record::{Record, Reference, RunOutcome};
+use super::record::{Record, Reference, RunOutcome, TaskDomain};
 use super::tasks::FamilyId;
 use bootstrap::{Bootstrap, Interval, mean};
 use degeneracy::{Features, Sensitivity, Weights};
@@ -213,8 +213,15 @@ fn cell(model: &str, condition: &str, all: &[&Measured], o: &Options<'_>) -> Cel
         *outcomes.entry(m.record.outcome).or_default() += 1;
     }
     let not_applicable = all.len() - runs.len();
+    // The relaxed gate and the collision check are twelve-tone's; an exercise has
+    // neither (its species gate is the only one).
+    let serial = runs
+        .iter()
+        .all(|m| m.record.domain == TaskDomain::TwelveTone);
     let delivery_strict = rate(o, &runs, Record::released);
-    let delivery_relaxed = rate(o, &runs, |r| r.released_relaxed);
+    let delivery_relaxed = serial
+        .then(|| rate(o, &runs, |r| r.released_relaxed))
+        .flatten();
     let with_piece: Vec<&Record> = runs
         .iter()
         .map(|m| m.record)
@@ -284,11 +291,15 @@ fn cell(model: &str, condition: &str, all: &[&Measured], o: &Options<'_>) -> Cel
         delivery_strict,
         delivery_relaxed,
         tag_dependent_releases: runs.iter().filter(|m| m.record.depends_on_tags()).count(),
-        collision_only_pass: rate(o, &runs, |r| {
-            r.strict.as_ref().is_some_and(|v| v.holds(COLLISION))
-        }),
+        collision_only_pass: serial
+            .then(|| {
+                rate(o, &runs, |r| {
+                    r.strict.as_ref().is_some_and(|v| v.holds(COLLISION))
+                })
+            })
+            .flatten(),
         predicate_pass,
-        collision_rate: (overlapping > 0).then(|| colliding as f64 / overlapping as f64),
+        collision_rate: (serial && overlapping > 0).then(|| colliding as f64 / overlapping as f64),
         process_acceptance: (proposed > 0).then(|| accepted as f64 / proposed as f64),
         repairs_by_rung,
         drops_per_run: per_run(&|c| c.dropped),

@@ -45,6 +45,7 @@ fn record(r: R) -> Record {
             condition: ConditionId(r.condition.into()),
             run: r.run,
         },
+        domain: TaskDomain::TwelveTone,
         family: FamilyId(r.family.into()),
         experiment: "h".into(),
         seed: r.run.into(),
