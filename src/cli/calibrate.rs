@@ -10,10 +10,9 @@
 
 use super::{Exit, bad_input};
 use cantus_libretto::fingerprint::raw_axes;
-use cantus_libretto::load::{load, score_files};
+use cantus_libretto::load::{load, piece_files};
 use cantus_libretto::reference::table_json;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -27,49 +26,11 @@ pub struct Args {
     pub lenient: bool,
 }
 
-/// Preference among formats of one piece: text first.
-fn format_rank(path: &Path) -> u8 {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("txt") => 0,
-        Some("musicxml" | "xml") => 1,
-        _ => 2,
-    }
-}
-
-/// Whether the file is a piece the gate did not release (as `cantus bank` and
-/// `cantus compose` name it).
-fn unreleased(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("unreleased-"))
-}
-
-/// One file per piece (folder + stem), and how many unreleased files were left out.
-fn one_per_piece(files: Vec<PathBuf>) -> (Vec<PathBuf>, usize) {
-    let mut by_piece: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
-    let mut left_out = 0;
-    for file in files {
-        if unreleased(&file) {
-            left_out += 1;
-            continue;
-        }
-        let key = file.with_extension("");
-        match by_piece.get(&key) {
-            Some(kept) if format_rank(kept) <= format_rank(&file) => {}
-            _ => {
-                by_piece.insert(key, file);
-            }
-        }
-    }
-    (by_piece.into_values().collect(), left_out)
-}
-
 pub fn run(args: Args) -> Exit {
-    let files = match score_files(&args.dir) {
+    let (files, unreleased) = match piece_files(&args.dir) {
         Ok(f) => f,
         Err(e) => return bad_input(format!("{}: {e}", args.dir.display())),
     };
-    let (files, unreleased) = one_per_piece(files);
     let mut pieces = Vec::new();
     let mut names = Vec::new();
     let mut skipped = 0;

@@ -2,7 +2,7 @@
 //! note-level copy risk, slid over bar offsets), and how far apart their
 //! fingerprints are.
 
-use super::fingerprint::{measure, table};
+use super::fingerprint::{place, table};
 use super::{Exit, bad_input};
 use cantus_libretto::NoteGrid;
 use cantus_libretto::copy::COPY_THRESHOLD;
@@ -32,18 +32,25 @@ pub fn run(args: Args) -> Exit {
         Ok(t) => t,
         Err(e) => return bad_input(e),
     };
-    let grid = |p: &PathBuf| load(p, args.lenient).map(|l| NoteGrid::of(&l.layout.song()));
-    let (ga, gb) = match (grid(&args.a), grid(&args.b)) {
+    // Each file is read once: its note grid and its fingerprint come from the one load.
+    let (la, lb) = match (load(&args.a, args.lenient), load(&args.b, args.lenient)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return bad_input(e),
     };
+    for w in la.warnings.iter().chain(&lb.warnings) {
+        eprintln!("warning: {w}");
+    }
+    let (ga, gb) = (
+        NoteGrid::of(&la.layout.song()),
+        NoteGrid::of(&lb.layout.song()),
+    );
     let (risk, offset) = ga.slide_overlap(&gb);
     let (reverse, _) = gb.slide_overlap(&ga);
-    let fa = match measure(&args.a, args.lenient, &table) {
+    let fa = match place(&args.a, &la, &table) {
         Ok(f) => f,
         Err(exit) => return exit,
     };
-    let fb = match measure(&args.b, args.lenient, &table) {
+    let fb = match place(&args.b, &lb, &table) {
         Ok(f) => f,
         Err(exit) => return exit,
     };

@@ -3,7 +3,7 @@
 
 use super::{Exit, bad_input};
 use cantus_libretto::fingerprint::raw_axes;
-use cantus_libretto::load::load;
+use cantus_libretto::load::{Loaded, load};
 use cantus_libretto::{Calibration, Extreme, Fingerprint};
 use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
@@ -35,6 +35,11 @@ pub fn measure(path: &Path, lenient: bool, table: &Calibration) -> Result<Finger
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
+    place(path, &loaded, table)
+}
+
+/// The fingerprint of a piece already loaded from `path`.
+pub fn place(path: &Path, loaded: &Loaded, table: &Calibration) -> Result<Fingerprint, Exit> {
     match raw_axes(&loaded.layout) {
         Ok(raw) => Ok(Fingerprint::place(&raw, table)),
         Err(e) => {

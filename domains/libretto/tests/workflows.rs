@@ -306,6 +306,44 @@ async fn an_extension_by_the_embedded_filler_is_judged_against_the_piece() {
 /// Answers every call with the same text.
 struct Parrot(&'static str, Mutex<Vec<ModelRequest>>);
 
+#[tokio::test]
+async fn an_extension_by_a_model_is_asked_again_with_the_last_rounds_feedback() {
+    let piece = fixture("round1.txt");
+    let req = ExtendRequest {
+        piece: &piece,
+        bars: 8,
+        table: Calibration::original(),
+        references: None,
+    };
+    let job = ExtendJob::new(&req).unwrap();
+    // One bar where eight are owed: the length gate refuses every round.
+    let model = Parrot(
+        "@17 [F]\n  Bass: F2@1>4\n  Keys: A3+C4+F4@1>4\n  Horns: F4@1>4\n  Melody: A5@1>4 G5@5>4\n",
+        Mutex::new(Vec::new()),
+    );
+    let filler = job.model(&model, Default::default());
+    let run = job.run(&filler, 2, 0).await;
+    assert_eq!(run.rounds.len(), 2, "{}", run.text());
+    let first = run.rounds[0].verdict.as_ref().expect("judged");
+    let length = &first.gates[0];
+    assert_eq!(length.gate, GateId::Length);
+    assert!(!length.passed);
+    assert_eq!(
+        length.feedback,
+        ["length: the extension has 1 bars; write 6–10 bars"]
+    );
+    let requests = model.1.lock().unwrap();
+    let prompt =
+        |r: &ModelRequest| -> String { r.messages.iter().map(|m| m.content.clone()).collect() };
+    assert!(!prompt(&requests[0]).contains("length: the extension"));
+    let second = prompt(&requests[1]);
+    assert!(
+        second.contains("- length: the extension has 1 bars; write 6–10 bars"),
+        "{second}"
+    );
+    assert!(matches!(run.outcome, Outcome::Failed { .. }));
+}
+
 #[async_trait]
 impl ModelBackend for Parrot {
     fn name(&self) -> String {

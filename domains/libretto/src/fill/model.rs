@@ -31,6 +31,10 @@ pub struct ModelFillOptions {
     pub temperature: Option<f64>,
     /// Reply token limit (`None`: the backend's configured value).
     pub max_tokens: Option<u32>,
+    /// What the first request shows as the previous attempt's problems (a
+    /// workflow's judge on its last round: `extend`); later requests show the
+    /// previous candidate's.
+    pub feedback: Vec<String>,
 }
 
 impl Default for ModelFillOptions {
@@ -40,6 +44,7 @@ impl Default for ModelFillOptions {
             context_bars: 4,
             temperature: None,
             max_tokens: None,
+            feedback: Vec::new(),
         }
     }
 }
@@ -66,7 +71,7 @@ pub async fn fill_with_model(
         ..ModelUsage::default()
     };
     let mut selection = Selection::default();
-    let mut feedback: Vec<String> = Vec::new();
+    let mut feedback: Vec<String> = options.feedback.clone();
     // At least 1 and at most MAX_CANDIDATES: checked by Gap::new.
     let candidates = u32::try_from(req.candidates).unwrap_or(u32::MAX);
     let mut asking = Asking::new(backend, candidates - 1);

@@ -11,10 +11,9 @@
 //! the piece's (the gap loop's weighting).
 //!
 //! Each round is one fill: the embedded filler with the round's seed (its best
-//! of 24 recombined candidates), or one call of the model filler. The model
-//! filler writes its own prompt from the gap's judge; the extend gates'
-//! feedback does not reach it (`fill_with_model` takes none), so a model's
-//! rounds differ by their sampling seed.
+//! of 24 recombined candidates), or one call of the model filler, whose prompt
+//! carries the extend gates' feedback on the previous round (what was too
+//! short, copied or degenerate) beside the gap's own measures.
 
 use super::gates::{EXTENSION_BARS, Length, sounding_bars};
 use super::{
@@ -231,12 +230,16 @@ impl Author for Filler<'_> {
                 &self.job.table,
             ),
             Some((backend, options)) => {
+                let options = ModelFillOptions {
+                    feedback: ask.feedback.to_vec(),
+                    ..options.clone()
+                };
                 fill_with_model(
                     &self.job.padded,
                     &self.job.request(ask.seed, 1),
                     &self.job.table,
                     *backend,
-                    options,
+                    &options,
                 )
                 .await
             }
