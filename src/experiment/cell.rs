@@ -6,15 +6,14 @@
 //! whatever piece came out. Every failure of a run (the model unreachable, a plugin
 //! crashed, the plan impossible) is that run's outcome; nothing here returns an error.
 
-use super::conditions::{Condition, Instructed, ProposerMode};
+use super::conditions::{Condition, ProposerMode};
 use super::exercise;
 use super::file::Model;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
 use super::tasks::{Task, Work};
 use crate::twelve_tone::degeneracy_measure;
 use cantus_framework::{
-    Assessment, Budget, Domain, GateReport, Measure, ModelBackend, Outcome, Proposer, Revise,
-    Totals,
+    Assessment, Budget, Domain, GateReport, Measure, Outcome, Proposer, Revise, Totals,
 };
 use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
@@ -25,7 +24,6 @@ use cantus_twelve_tone::raw::{RawOutcome, RawVerdict};
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, TwelveTone};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Where a run writes its trace: `traces/<key>.jsonl` under the output directory.
@@ -207,19 +205,10 @@ async fn sections(spec: &Spec, model: &Model, condition: &Condition, seed: u64) 
     let composer = Composer::with_ladder(GateMode::Strict, budget, condition.ladder());
     let proposer: Box<dyn Proposer<TwelveTone>> = match &model.configured {
         None => Box::new(EmbeddedProposer),
-        Some(m) => {
-            let backend: Arc<dyn ModelBackend> = match &condition.instruction {
-                Some(i) => Arc::new(Instructed {
-                    inner: m.backend.clone(),
-                    instruction: i.clone(),
-                }),
-                None => m.backend.clone(),
-            };
-            Box::new(LlmProposer::new(
-                backend,
-                condition.ask(&m.settings.ask(false)),
-            ))
-        }
+        Some(m) => Box::new(LlmProposer::new(
+            condition.backend(&m.backend),
+            condition.ask(&m.settings.ask(false)),
+        )),
     };
     let composition = if condition.revise_rounds > 0 {
         let measure = degeneracy_measure();

@@ -147,6 +147,18 @@ impl Condition {
 
     /// How a model is asked under this condition: the config's options with this
     /// condition's constrained decoding.
+    /// The model as this condition asks it: with its instruction added to every
+    /// request, if it has one.
+    pub fn backend(&self, model: &Arc<dyn ModelBackend>) -> Arc<dyn ModelBackend> {
+        match &self.instruction {
+            Some(i) => Arc::new(Instructed {
+                inner: model.clone(),
+                instruction: i.clone(),
+            }),
+            None => model.clone(),
+        }
+    }
+
     pub fn ask(&self, base: &AskOptions) -> AskOptions {
         AskOptions {
             constrained: self.constrained,

@@ -10,16 +10,15 @@
 //! serial pieces). There is no relaxed gate: an exercise carries no tags to trust.
 
 use super::cell::{Judged, Made, from_outcome};
-use super::conditions::{Condition, Instructed, ProposerMode};
+use super::conditions::{Condition, ProposerMode};
 use super::file::Model;
 use super::record::{RunOutcome, Verdict};
 use cantus_counterpoint::rules::{Profile, rules_for};
 use cantus_counterpoint::{
     Assignment, Counterpoint, EmbeddedProposer, ExerciseGate, ModelProposer, SpeciesGate,
 };
-use cantus_framework::{Budget, Engine, Ladder, ModelBackend, Proposer, Severity};
+use cantus_framework::{Budget, Engine, Ladder, Proposer, Severity};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// Why `condition` does not apply to an exercise with this model, if it does not.
 pub fn not_applicable(condition: &Condition, configured: bool) -> Option<String> {
@@ -89,19 +88,10 @@ pub(super) async fn run(
     .with_budget(budget);
     let proposer: Box<dyn Proposer<Counterpoint>> = match &model.configured {
         None => Box::new(EmbeddedProposer),
-        Some(m) => {
-            let backend: Arc<dyn ModelBackend> = match &condition.instruction {
-                Some(i) => Arc::new(Instructed {
-                    inner: m.backend.clone(),
-                    instruction: i.clone(),
-                }),
-                None => m.backend.clone(),
-            };
-            Box::new(ModelProposer::new(
-                backend,
-                condition.ask(&m.settings.ask(false)),
-            ))
-        }
+        Some(m) => Box::new(ModelProposer::new(
+            condition.backend(&m.backend),
+            condition.ask(&m.settings.ask(false)),
+        )),
     };
     let outcome = engine.run(assignment, proposer.as_ref(), seed).await;
     let made = from_outcome(None, outcome);
