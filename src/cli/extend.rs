@@ -30,6 +30,7 @@ pub fn run(args: Args) -> Exit {
         references,
         model,
         rounds,
+        constrained,
     } = match args.common.setup() {
         Ok(s) => s,
         Err(exit) => return exit,
@@ -47,7 +48,13 @@ pub fn run(args: Args) -> Exit {
     let run = match &model {
         None => super::runtime().block_on(job.run(&job.embedded(), rounds, args.common.seed)),
         Some(Configured { backend, .. }) => {
-            let author = job.model(backend.as_ref(), ModelFillOptions::default());
+            let author = job.model(
+                backend.as_ref(),
+                ModelFillOptions {
+                    constrained,
+                    ..ModelFillOptions::default()
+                },
+            );
             super::runtime().block_on(job.run(&author, rounds, args.common.seed))
         }
     };

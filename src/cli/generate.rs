@@ -46,6 +46,7 @@ pub fn run(args: Args) -> Exit {
         references,
         model,
         rounds,
+        constrained,
     } = match args.common.setup() {
         Ok(s) => s,
         Err(exit) => return exit,
@@ -67,8 +68,14 @@ pub fn run(args: Args) -> Exit {
             Err(e) => return bad_input(e),
         },
         Some(Configured { backend, .. }) => {
-            let author =
-                ModelAuthor::new(backend.as_ref(), job.task.clone(), ModelOptions::default());
+            let author = ModelAuthor::new(
+                backend.as_ref(),
+                job.task.clone(),
+                ModelOptions {
+                    constrained,
+                    ..ModelOptions::default()
+                },
+            );
             super::runtime().block_on(job.run(&author, rounds, args.common.seed))
         }
     };

@@ -28,8 +28,9 @@ pub struct ModelArgs {
     #[arg(long, requires = "config")]
     pub raw: bool,
     /// Constrained decoding: send a grammar generated from the domain (for twelve-tone
-    /// compose, only the pitch classes the row cursor allows next; for fill, exactly the
-    /// gap's bars) — overrides `[harness] constrained`.
+    /// compose, only the pitch classes the row cursor allows next; for fill and extend,
+    /// exactly the gap's bars; for generate, morph and teach, every bar of the task's
+    /// header with a line per voice) — overrides `[harness] constrained`.
     #[arg(long, requires = "config", conflicts_with = "raw")]
     pub constrained: bool,
 }

@@ -50,6 +50,7 @@ pub fn run(args: Args) -> Exit {
         references,
         model,
         rounds,
+        constrained,
     } = match args.common.setup() {
         Ok(s) => s,
         Err(exit) => return exit,
@@ -64,7 +65,10 @@ pub fn run(args: Args) -> Exit {
         None => Answerer::Embedded,
         Some(Configured { backend, .. }) => Answerer::Model {
             backend: backend.as_ref(),
-            options: ModelOptions::default(),
+            options: ModelOptions {
+                constrained,
+                ..ModelOptions::default()
+            },
         },
     };
     match super::runtime().block_on(teach(concept, answerer, &options)) {

@@ -52,14 +52,17 @@ pub struct Setup {
     pub references: Option<ReferenceSet>,
     pub model: Option<Configured>,
     pub rounds: u32,
+    /// Hold the model's replies to the task's bars (`--constrained`, or the
+    /// config's `[harness] constrained`).
+    pub constrained: bool,
 }
 
 impl WorkflowArgs {
     /// Reads the table, the reference set and the model configuration.
     pub fn setup(&self) -> Result<Setup, Exit> {
-        if self.model.raw || self.model.constrained {
+        if self.model.raw {
             return Err(bad_input(
-                "--raw and --constrained have no meaning here: every round is a whole piece judged by the gates",
+                "--raw has no meaning here: every round is a whole piece judged by the gates",
             ));
         }
         let table = table(self.calibration.as_deref()).map_err(bad_input)?;
@@ -77,6 +80,9 @@ impl WorkflowArgs {
             }
         };
         let model = self.model.source().open().map_err(bad_input)?;
+        let constrained = model
+            .as_ref()
+            .is_some_and(|m| m.settings.ask(self.model.constrained).constrained);
         let mut rounds = self.rounds.unwrap_or(if model.is_some() {
             MODEL_ROUNDS
         } else {
@@ -95,6 +101,7 @@ impl WorkflowArgs {
             references,
             model,
             rounds,
+            constrained,
         })
     }
 

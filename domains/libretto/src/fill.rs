@@ -12,11 +12,11 @@
 //! 40·excess extremes + 300·excess copy + 0.5·distance, as the original's gap
 //! loop weighs them).
 
-mod constraint;
+pub(crate) mod constraint;
 pub mod embedded;
 pub mod judge;
 pub mod model;
-mod prompt;
+pub(crate) mod prompt;
 pub(crate) mod reply;
 
 use crate::gates::GateOutcome;

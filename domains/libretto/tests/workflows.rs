@@ -402,6 +402,64 @@ async fn generation_asked_of_a_model_reports_rounds_calls_tokens_and_the_gate_no
     assert_eq!(run.json()["calls"], 3);
 }
 
+#[tokio::test]
+async fn a_constrained_model_is_held_to_the_tasks_bars_and_read_under_its_header() {
+    let req = GenerateRequest::new(Style::Genre("jazz".into()), Calibration::original(), None);
+    let job = GenerateJob::new(&req).unwrap();
+    let grammar =
+        cantus_libretto::workflow::model::constraint(&job.task.header).expect("a grammar");
+    // Every bar of the header's BARS, in order, each with the header's voices.
+    let bars = job.task.header.split("BARS: ").nth(1).unwrap();
+    let bars: u32 = bars.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(grammar.starts_with("root ::= bar1 bar2"), "{grammar}");
+    assert!(
+        grammar.contains(&format!("bar{bars} ::= \"@{bars} [-]\\n\"")),
+        "{grammar}"
+    );
+    assert!(!grammar.contains(&format!("bar{} ::=", bars + 1)));
+    for voice in ["Melody", "Harmony", "Bass"] {
+        assert!(
+            grammar.contains(&format!("\"  {voice}: \"")),
+            "{voice}: {grammar}"
+        );
+    }
+    // A bars-only reply (what the grammar admits) is read under the task's header.
+    let model = Parrot(
+        "@1 [-]\n  Melody: C5@1>4\n  Harmony: E4+G4@1>8\n  Bass: C3@1>16\n",
+        Mutex::new(Vec::new()),
+    );
+    let options = ModelOptions {
+        constrained: true,
+        ..ModelOptions::default()
+    };
+    let author = ModelAuthor::new(&model, job.task.clone(), options);
+    let run = job.run(&author, 1, 0).await;
+    let first = model.1.lock().unwrap()[0].clone();
+    assert!(
+        matches!(&first.constraint, Some(cantus_framework::Constraint::Gbnf(g)) if *g == grammar)
+    );
+    assert!(
+        first.messages[1]
+            .content
+            .contains("Answer with every bar under it")
+    );
+    let verdict = run.rounds[0]
+        .verdict
+        .as_ref()
+        .expect("the reply was read and judged");
+    assert_eq!(
+        verdict.gates[0].feedback,
+        [format!(
+            "length: the piece has 1 bars; write {bars}–179 bars"
+        )]
+    );
+    // Unconstrained, no grammar is sent.
+    let plain = Parrot("", Mutex::new(Vec::new()));
+    let author = ModelAuthor::new(&plain, job.task.clone(), ModelOptions::default());
+    let _ = job.run(&author, 1, 0).await;
+    assert!(plain.1.lock().unwrap()[0].constraint.is_none());
+}
+
 #[test]
 fn the_embedded_proposers_say_plainly_they_cannot_write_a_tonal_style() {
     let err = embedded_author().err().unwrap().to_string();

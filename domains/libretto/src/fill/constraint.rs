@@ -31,22 +31,32 @@ fn numbers(n: Option<u32>) -> String {
 
 /// The grammar for `gap` (see the module docs).
 pub(crate) fn gbnf(gap: &Gap<'_>, shown: &Shown) -> String {
+    bars(
+        gap.first_bar,
+        gap.last_bar,
+        &shown.voices,
+        shown.slots_per_bar,
+    )
+}
+
+/// Bar lines `first..=last` in order, each followed by one line per voice of
+/// `voices` in order (see the module docs); also what a workflow's whole piece
+/// is held to, read under its task's header.
+pub(crate) fn bars(first: u32, last: u32, voices: &[String], slots_per_bar: Option<u32>) -> String {
     let mut g = String::from("root ::=");
-    for bar in gap.first_bar..=gap.last_bar {
+    for bar in first..=last {
         let _ = write!(g, " bar{bar}");
     }
     g.push('\n');
-    let lines: String = (0..shown.voices.len())
-        .map(|v| format!(" voice{v}"))
-        .collect();
-    for bar in gap.first_bar..=gap.last_bar {
+    let lines: String = (0..voices.len()).map(|v| format!(" voice{v}")).collect();
+    for bar in first..=last {
         let _ = writeln!(
             g,
             "bar{bar} ::= {}{lines}",
             gbnf_literal(&format!("@{bar} [-]\n"))
         );
     }
-    for (v, name) in shown.voices.iter().enumerate() {
+    for (v, name) in voices.iter().enumerate() {
         let _ = writeln!(
             g,
             "voice{v} ::= {} note (\" \" note){{0,{}}} \"\\n\"",
@@ -56,7 +66,7 @@ pub(crate) fn gbnf(gap: &Gap<'_>, shown: &Shown) -> String {
     }
     g.push_str("note ::= pitch (\"+\" pitch){0,3} \"@\" slot \">\" slot\n");
     g.push_str("pitch ::= [A-G] [#b]? [0-8]\n");
-    let _ = writeln!(g, "slot ::= {}", numbers(shown.slots_per_bar));
+    let _ = writeln!(g, "slot ::= {}", numbers(slots_per_bar));
     g
 }
 

@@ -7,7 +7,7 @@
 use super::FillError;
 use super::judge::{Gap, retain_bars};
 use cantus_framework::Message;
-use cantus_music::grammar;
+use cantus_music::{Meter, grammar};
 use std::fmt::Write as _;
 
 /// At most this many feedback lines go into a prompt.
@@ -42,6 +42,17 @@ fn header_grid(header: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// Slots per bar under `header`'s grid in `meter`, when that is a whole number.
+pub(crate) fn slots_per_bar(header: &str, meter: Meter) -> Option<u32> {
+    header_grid(header).and_then(|g| {
+        let whole = u64::from(g) * u64::from(meter.num);
+        let den = u64::from(meter.den).max(1);
+        (whole % den == 0)
+            .then(|| u32::try_from(whole / den).ok())
+            .flatten()
+    })
+}
+
 impl Shown {
     /// Writes the `bars` bars before and after the gap (fewer at the piece's edges).
     pub fn new(gap: &Gap<'_>, bars: u32) -> Result<Shown, FillError> {
@@ -57,14 +68,7 @@ impl Shown {
             header.push('\n');
         }
         let body: String = lines.map(|l| format!("{l}\n")).collect();
-        let meter = gap.score.meter;
-        let slots_per_bar = header_grid(&header).and_then(|g| {
-            let whole = u64::from(g) * u64::from(meter.num);
-            let den = u64::from(meter.den).max(1);
-            (whole % den == 0)
-                .then(|| u32::try_from(whole / den).ok())
-                .flatten()
-        });
+        let slots_per_bar = slots_per_bar(&header, gap.score.meter);
         let span = |a: u32, b: u32| match (a, b) {
             (a, b) if a > b => None,
             (a, b) if a == b => Some(format!("{a}")),

@@ -10,11 +10,15 @@
 //! goes into the next round's feedback); a reply without its own header is
 //! read under the task's. A failed call or an unreadable reply is a round
 //! without a candidate; a configuration error stops the run. The calls,
-//! tokens and stop reasons of each round are kept.
+//! tokens and stop reasons of each round are kept. With constrained decoding
+//! ([`ModelOptions::constrained`]) the reply is held to the bars of the task's
+//! header ([`constraint`]) and read under that header.
 
 use super::{Ask, Author, AuthorError, Draft, Workflow};
 use crate::fill::ModelUsage;
-use cantus_framework::{Message, ModelBackend, ModelError, ModelRequest, Sampling, async_trait};
+use cantus_framework::{
+    Constraint, Message, ModelBackend, ModelError, ModelRequest, Sampling, async_trait,
+};
 use cantus_music::Score;
 use cantus_music::grammar::{self, Diagnostic, ParseOptions};
 use serde_json::Value;
@@ -58,6 +62,25 @@ pub struct ModelOptions {
     pub temperature: Option<f64>,
     /// Reply token limit.
     pub max_tokens: Option<u32>,
+    /// Constrained decoding: hold the reply to the bars of the task's header
+    /// (every bar line in order, one line per voice, well-formed notes; see
+    /// [`constraint`]); the reply is then read under the task's header.
+    pub constrained: bool,
+}
+
+/// The grammar a constrained reply is held to: bars 1 to `BARS:` of `header`,
+/// each with a line per voice of its `VOICES:` line (`None` when the header
+/// does not read, or declares no bars or no voices).
+pub fn constraint(header: &str) -> Option<String> {
+    let read = grammar::parse(header, &ParseOptions::named("the task's header")).ok()?;
+    let score = read.score;
+    let voices: Vec<String> = score.voices.iter().map(|v| v.name.clone()).collect();
+    let bars = score.bars.filter(|&b| b > 0)?;
+    if voices.is_empty() {
+        return None;
+    }
+    let slots = crate::fill::prompt::slots_per_bar(header, score.meter);
+    Some(crate::fill::constraint::bars(1, bars, &voices, slots))
 }
 
 /// A model as a workflow's author.
@@ -89,9 +112,18 @@ impl<'a> ModelAuthor<'a> {
                 let _ = writeln!(p, "- {}", cut(line));
             }
         }
-        p.push_str(
-            "\nAnswer with the whole piece: the header line, the VOICES line, then every bar.",
-        );
+        if self.options.constrained {
+            // The grammar starts at the first bar line: the header is the task's.
+            p.push_str("\nThe piece's header is:\n");
+            p.push_str(&self.task.header);
+            p.push_str(
+                "Answer with every bar under it, from @1 [-], each with one line per voice.",
+            );
+        } else {
+            p.push_str(
+                "\nAnswer with the whole piece: the header line, the VOICES line, then every bar.",
+            );
+        }
         vec![Message::system(SYSTEM), Message::user(p)]
     }
 }
@@ -118,7 +150,12 @@ impl Author for ModelAuthor<'_> {
         }
         let request = ModelRequest {
             messages: self.messages(ask.feedback),
-            constraint: None,
+            constraint: self
+                .options
+                .constrained
+                .then(|| constraint(&self.task.header))
+                .flatten()
+                .map(Constraint::Gbnf),
             sampling: Sampling {
                 temperature: self.options.temperature,
                 seed: Some(ask.seed),
