@@ -177,6 +177,12 @@ pub enum ConstraintUse {
 pub struct Usage {
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
+    /// Prompt tokens the server read from its prefix cache instead of computing them,
+    /// when it reports them (OpenAI, vLLM, SGLang and llama.cpp count them inside
+    /// `tokens_in`; Anthropic counts cache reads apart from its `input_tokens`).
+    /// Left out of JSON when unknown, so records of servers that never say are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_cached: Option<u64>,
 }
 
 /// A model's answer.
@@ -334,6 +340,7 @@ impl Tally {
         self.calls += 1;
         self.usage.tokens_in = sum(self.usage.tokens_in, reply.usage.tokens_in);
         self.usage.tokens_out = sum(self.usage.tokens_out, reply.usage.tokens_out);
+        self.usage.tokens_cached = sum(self.usage.tokens_cached, reply.usage.tokens_cached);
         self.latency_ms = self.latency_ms.saturating_add(reply.latency_ms);
         self.retries = self.retries.saturating_add(reply.retries);
     }
