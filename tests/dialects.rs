@@ -14,11 +14,11 @@ use cantus_counterpoint::{Assignment, Cantus, ModeName, ModelProposer, Position,
 use cantus_fake_server::{FakeServer, Reply, openai_reply};
 use cantus_framework::{
     AskOptions, Constraint, ConstraintUse, Domain, ModelBackend, ModelExchange, ModelRequest,
-    ProposalRequest, Proposer, RequestKind,
+    Proposal, ProposalRequest, Proposer, RequestKind,
 };
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::spec::Spec;
-use cantus_twelve_tone::{Blueprint, ToneState, TwelveTone};
+use cantus_twelve_tone::{Blueprint, ToneEvent, ToneState, TwelveTone};
 use llm_support::{Scripted, oracle};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -52,11 +52,11 @@ fn first_section() -> (Blueprint, ToneState) {
     (plan, state)
 }
 
-/// The twelve-tone proposer's first section request through `backend`: its exchange.
-async fn propose(backend: Arc<dyn ModelBackend>) -> Option<ModelExchange> {
+/// The twelve-tone proposer's first section request through `backend`.
+async fn proposal(backend: Arc<dyn ModelBackend>) -> Proposal<ToneEvent> {
     let (plan, state) = first_section();
     let proposer = LlmProposer::new(backend, constrained());
-    let proposal = proposer
+    proposer
         .propose(ProposalRequest {
             kind: RequestKind::Section,
             spec: &plan,
@@ -68,8 +68,12 @@ async fn propose(backend: Arc<dyn ModelBackend>) -> Option<ModelExchange> {
             seed: 1,
         })
         .await
-        .expect("answered");
-    proposal.exchange
+        .expect("answered")
+}
+
+/// The exchange the trace keeps of that request.
+async fn propose(backend: Arc<dyn ModelBackend>) -> Option<ModelExchange> {
+    proposal(backend).await.exchange
 }
 
 /// The request the proposer makes (deterministic for the plan and seed), recorded in
@@ -177,4 +181,18 @@ async fn the_counterpoint_grammar_reaches_each_server_unchanged() {
     assert!(gbnf.starts_with("root ::= note"), "{gbnf}");
     assert_eq!(&to_xgrammar(gbnf).unwrap(), gbnf);
     assert!(grammars.iter().all(|g| g == gbnf), "{grammars:?}");
+}
+
+#[tokio::test]
+async fn cached_prompt_tokens_reach_the_proposals_cost() {
+    let request = twelve_tone_request().await;
+    let mut body = openai_reply(&oracle(&request, None));
+    body["usage"] = json!({"prompt_tokens": 900, "completion_tokens": 200,
+        "prompt_tokens_details": {"cached_tokens": 768}});
+    let server = FakeServer::start(vec![Reply::json(body)]);
+    let proposal = proposal(http_backend(&server.url, "vllm")).await;
+    assert_eq!(
+        (proposal.cost.tokens_in, proposal.cost.tokens_cached),
+        (Some(900), Some(768))
+    );
 }

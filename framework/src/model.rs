@@ -472,6 +472,41 @@ mod tests {
     }
 
     #[test]
+    fn a_tally_sums_what_the_server_said_and_keeps_unknown_unknown() {
+        use super::{ModelReply, Tally, Usage};
+        let reply = |tokens_in, tokens_cached| ModelReply {
+            usage: Usage {
+                tokens_in,
+                tokens_out: Some(2),
+                tokens_cached,
+            },
+            ..ModelReply::text("x")
+        };
+        let mut tally = Tally::default();
+        tally.add(&reply(Some(100), None));
+        assert_eq!(
+            tally.usage.tokens_cached, None,
+            "no server said: unknown, not 0"
+        );
+        tally.add(&reply(Some(100), Some(96)));
+        tally.add(&reply(None, Some(4)));
+        assert_eq!(
+            tally.usage,
+            Usage {
+                tokens_in: Some(200),
+                tokens_out: Some(6),
+                tokens_cached: Some(100),
+            }
+        );
+        // Records of servers that never report cache hits keep their old JSON.
+        let json = serde_json::to_value(Usage::default()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"tokens_in": null, "tokens_out": null})
+        );
+    }
+
+    #[test]
     fn gbnf_literals_escape_quotes_backslashes_and_newlines() {
         assert_eq!(super::gbnf_literal("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
         assert_eq!(super::gbnf_literal("C#4@1>2"), "\"C#4@1>2\"");
