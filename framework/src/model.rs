@@ -56,9 +56,11 @@ impl Message {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Constraint {
-    /// A GBNF grammar (llama.cpp's `grammar` field).
+    /// A GBNF grammar (llama.cpp's format). A backend sends it in the field its server
+    /// reads, rewritten where that server spells grammars differently (`cantus-backend`'s
+    /// constraint dialects: llama.cpp `grammar`, vLLM `structured_outputs`, SGLang `ebnf`).
     Gbnf(String),
-    /// A JSON schema (`response_format: json_schema`).
+    /// A JSON schema (`response_format: json_schema`, or the server's own field).
     JsonSchema(serde_json::Value),
 }
 
