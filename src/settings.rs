@@ -128,11 +128,13 @@ impl Settings {
     }
 
     /// How a proposer asks the model: `[harness]` and `[backend]`'s sampling, with the
-    /// `--constrained` flag switching constrained decoding on.
+    /// `--constrained` flag switching constrained decoding on. A backend whose
+    /// constraint dialect takes only JSON schemas (`constraint = "json-schema"`) is
+    /// asked with a schema wherever the domain has one.
     pub fn ask(&self, constrained_flag: bool) -> AskOptions {
         AskOptions {
             constrained: constrained_flag || self.harness.constrained,
-            json_schema: self.harness.json_schema,
+            json_schema: self.harness.json_schema || self.backend.constraint.wants_json_schema(),
             reasks: self.harness.reasks,
             temperature: self.backend.temperature,
             seed: self.backend.seed,

@@ -207,6 +207,19 @@ fn the_harness_section_is_the_one_budget_mapping() {
 }
 
 #[test]
+fn a_server_that_takes_only_json_schemas_is_asked_with_one() {
+    let text = "[backend]\nkind = \"openai\"\nconstraint = \"json-schema\"\n";
+    let settings = Settings::from_toml_str(text, "my.toml").unwrap();
+    let ask = settings.ask(true);
+    assert!(ask.constrained && ask.json_schema);
+    for dialect in ["llama.cpp", "vllm", "vllm-guided", "sglang", "none"] {
+        let text = format!("[backend]\nkind = \"openai\"\nconstraint = \"{dialect}\"\n");
+        let settings = Settings::from_toml_str(&text, "my.toml").unwrap();
+        assert!(!settings.ask(true).json_schema, "{dialect} takes a grammar");
+    }
+}
+
+#[test]
 fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
     let mut seen = 0;
     for entry in std::fs::read_dir(examples()).unwrap() {
@@ -234,7 +247,10 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
             }
         }
     }
-    assert!(seen >= 4, "cantus, local, anthropic, ollama: found {seen}");
+    assert!(
+        seen >= 7,
+        "cantus, local, anthropic, ollama, vllm, sglang, json-schema: found {seen}"
+    );
 }
 
 #[test]

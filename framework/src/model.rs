@@ -56,9 +56,11 @@ impl Message {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Constraint {
-    /// A GBNF grammar (llama.cpp's `grammar` field).
+    /// A GBNF grammar (llama.cpp's format). A backend sends it in the field its server
+    /// reads, rewritten where that server spells grammars differently (`cantus-backend`'s
+    /// constraint dialects: llama.cpp `grammar`, vLLM `structured_outputs`, SGLang `ebnf`).
     Gbnf(String),
-    /// A JSON schema (`response_format: json_schema`).
+    /// A JSON schema (`response_format: json_schema`, or the server's own field).
     JsonSchema(serde_json::Value),
 }
 
@@ -177,6 +179,12 @@ pub enum ConstraintUse {
 pub struct Usage {
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
+    /// Prompt tokens the server read from its prefix cache instead of computing them,
+    /// when it reports them (OpenAI, vLLM, SGLang and llama.cpp count them inside
+    /// `tokens_in`; Anthropic counts cache reads apart from its `input_tokens`).
+    /// Left out of JSON when unknown, so records of servers that never say are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_cached: Option<u64>,
 }
 
 /// A model's answer.
@@ -334,6 +342,7 @@ impl Tally {
         self.calls += 1;
         self.usage.tokens_in = sum(self.usage.tokens_in, reply.usage.tokens_in);
         self.usage.tokens_out = sum(self.usage.tokens_out, reply.usage.tokens_out);
+        self.usage.tokens_cached = sum(self.usage.tokens_cached, reply.usage.tokens_cached);
         self.latency_ms = self.latency_ms.saturating_add(reply.latency_ms);
         self.retries = self.retries.saturating_add(reply.retries);
     }
@@ -462,6 +471,41 @@ mod tests {
         let (nothing, note) = super::set_aside_cut_token("C4@1", true);
         assert_eq!(nothing, "");
         assert!(note.is_some_and(|n| n.contains("`C4@1` was set aside")));
+    }
+
+    #[test]
+    fn a_tally_sums_what_the_server_said_and_keeps_unknown_unknown() {
+        use super::{ModelReply, Tally, Usage};
+        let reply = |tokens_in, tokens_cached| ModelReply {
+            usage: Usage {
+                tokens_in,
+                tokens_out: Some(2),
+                tokens_cached,
+            },
+            ..ModelReply::text("x")
+        };
+        let mut tally = Tally::default();
+        tally.add(&reply(Some(100), None));
+        assert_eq!(
+            tally.usage.tokens_cached, None,
+            "no server said: unknown, not 0"
+        );
+        tally.add(&reply(Some(100), Some(96)));
+        tally.add(&reply(None, Some(4)));
+        assert_eq!(
+            tally.usage,
+            Usage {
+                tokens_in: Some(200),
+                tokens_out: Some(6),
+                tokens_cached: Some(100),
+            }
+        );
+        // Records of servers that never report cache hits keep their old JSON.
+        let json = serde_json::to_value(Usage::default()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"tokens_in": null, "tokens_out": null})
+        );
     }
 
     #[test]

@@ -197,6 +197,10 @@ pub struct Totals {
     /// Sum over calls that reported it; `None` if no call did.
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
+    /// Prompt tokens served from the server's prefix cache, summed over calls that
+    /// reported it; left out when none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_cached: Option<u64>,
     pub events_proposed: u64,
     pub accepted: u64,
     pub repaired: u64,
@@ -228,6 +232,7 @@ impl Totals {
         self.proposer_calls += 1;
         add(&mut self.tokens_in, cost.tokens_in);
         add(&mut self.tokens_out, cost.tokens_out);
+        add(&mut self.tokens_cached, cost.tokens_cached);
     }
 }
 

@@ -49,6 +49,9 @@ pub fn totals_line(t: &Totals) -> String {
             );
         }
     }
+    if let Some(cached) = t.tokens_cached {
+        let _ = write!(s, " ({cached} prompt tokens from the server's cache)");
+    }
     s
 }
 

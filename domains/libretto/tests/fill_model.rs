@@ -60,6 +60,7 @@ impl ModelBackend for Scripted {
             usage: Usage {
                 tokens_in: Some(100),
                 tokens_out: Some(40),
+                ..Default::default()
             },
             stop_reason: Some(self.stop.into()),
             ..ModelReply::text(text)

@@ -356,6 +356,7 @@ impl ModelBackend for Parrot {
             usage: Usage {
                 tokens_in: Some(300),
                 tokens_out: Some(120),
+                ..Default::default()
             },
             stop_reason: Some("stop".into()),
             ..ModelReply::text(self.0)

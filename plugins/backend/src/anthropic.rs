@@ -104,6 +104,8 @@ impl WireFormat for Anthropic {
                 body,
                 &["/usage/input_tokens", "/usage/prompt_tokens"],
                 &["/usage/output_tokens", "/usage/completion_tokens"],
+                // Cache reads are counted apart from `input_tokens` (prompt caching).
+                &["/usage/cache_read_input_tokens"],
             ),
             stop_reason: lenient::str_at(body, &["/stop_reason", "/finish_reason"]),
             model: lenient::str_at(body, &["/model"]),
@@ -123,6 +125,7 @@ mod tests {
             temperature: None,
             seed: Some(3),
             max_tokens: None,
+            constraint: crate::ConstraintDialect::default(),
         };
         let mut request = ModelRequest::new(vec![Message::system("rules"), Message::user("go")]);
         request.constraint = Some(Constraint::Gbnf("root ::= \"a\"".into()));

@@ -9,6 +9,7 @@
 //! program, which reads the whole file with [`TomlSource`] and hands the model
 //! sections here as a [`Config`].
 
+pub use crate::dialect::ConstraintDialect;
 pub use crate::validate::TomlSource;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -47,6 +48,11 @@ pub struct BackendConfig {
     pub seed: Option<u64>,
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// `openai`: the request field the server reads a decoding constraint from —
+    /// `llama.cpp` (default), `vllm`, `vllm-guided`, `sglang`, `json-schema` or `none`
+    /// (see [`crate::dialect`]).
+    #[serde(default)]
+    pub constraint: ConstraintDialect,
     /// Seconds allowed to establish a connection.
     #[serde(default = "defaults::connect_timeout_s")]
     pub connect_timeout_s: f64,
@@ -83,6 +89,7 @@ impl Default for BackendConfig {
             temperature: None,
             seed: None,
             max_tokens: None,
+            constraint: ConstraintDialect::default(),
             connect_timeout_s: defaults::connect_timeout_s(),
             timeout_s: defaults::timeout_s(),
             retries: defaults::retries(),

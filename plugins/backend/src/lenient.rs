@@ -55,10 +55,11 @@ pub fn count_at(body: &Value, pointers: &[&str]) -> Option<u64> {
 }
 
 /// Token counts under any of the names servers use.
-pub fn usage(body: &Value, tokens_in: &[&str], tokens_out: &[&str]) -> Usage {
+pub fn usage(body: &Value, tokens_in: &[&str], tokens_out: &[&str], cached: &[&str]) -> Usage {
     Usage {
         tokens_in: count_at(body, tokens_in),
         tokens_out: count_at(body, tokens_out),
+        tokens_cached: count_at(body, cached),
     }
 }
 

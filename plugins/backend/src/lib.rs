@@ -30,6 +30,8 @@
 pub mod anthropic;
 pub mod cassette;
 pub mod config;
+pub mod dialect;
+pub mod grammar;
 mod http;
 pub mod lenient;
 pub mod ollama;
@@ -43,6 +45,7 @@ pub mod wire;
 pub use anthropic::AnthropicBackend;
 pub use cassette::Cassette;
 pub use config::{BackendConfig, Config, ConfigError, PluginConfig, TomlSource};
+pub use dialect::ConstraintDialect;
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use registry::{BackendFactory, PluginInfo, build, factories, infos};

@@ -82,7 +82,8 @@ impl WireFormat for Ollama {
         };
         Ok(Parsed {
             text,
-            usage: lenient::usage(body, &["/prompt_eval_count"], &["/eval_count"]),
+            // Ollama reports no cached prompt tokens.
+            usage: lenient::usage(body, &["/prompt_eval_count"], &["/eval_count"], &[]),
             stop_reason: lenient::str_at(body, &["/done_reason", "/stop_reason", "/finish_reason"]),
             model: lenient::str_at(body, &["/model"]),
         })
@@ -101,6 +102,7 @@ mod tests {
             temperature: Some(0.0),
             seed: Some(1),
             max_tokens: Some(10),
+            constraint: crate::ConstraintDialect::default(),
         };
         let mut request = ModelRequest::new(vec![Message::user("go")]);
         request.constraint = Some(Constraint::JsonSchema(json!({"type": "object"})));

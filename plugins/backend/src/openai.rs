@@ -2,16 +2,20 @@
 //! OpenAI itself, vLLM, llama.cpp's `llama-server`, Ollama's `/v1`, and the many
 //! hosted endpoints that copy it.
 //!
-//! Constraints: a GBNF grammar goes in llama.cpp's `grammar` field and a JSON schema in
-//! `response_format: {type: json_schema, json_schema: {name, schema, strict: true}}`;
-//! both are recorded as [`ConstraintUse::Sent`] because servers that do not know a field
-//! skip it. A request carries at most one constraint, so the two are never sent together.
+//! Constraints go in the field of the configured [`ConstraintDialect`](crate::ConstraintDialect)
+//! (`[backend] constraint`, default llama.cpp's `grammar` / `response_format`); see
+//! [`crate::dialect`] for each server's fields. A request carries at most one
+//! constraint, so a grammar and a schema are never sent together.
+//!
+//! Cached prompt tokens are read from `usage.prompt_tokens_details.cached_tokens`
+//! (OpenAI; vLLM with `--enable-prompt-tokens-details`; SGLang with
+//! `--enable-cache-report`; llama.cpp) or llama.cpp's `timings.cache_n`.
 
 use crate::lenient;
 use crate::registry::BackendFactory;
 use crate::secret::ApiKey;
 use crate::wire::{Parsed, Settings, WireFormat, join};
-use cantus_framework::{Constraint, ConstraintUse, ModelError, ModelRequest};
+use cantus_framework::{ConstraintUse, ModelError, ModelRequest};
 use serde_json::{Map, Value, json};
 
 /// The OpenAI chat completions wire format (kind `openai`).
@@ -56,23 +60,9 @@ impl WireFormat for OpenAi {
         if let Some(n) = max_tokens {
             body.insert("max_tokens".into(), json!(n));
         }
-        let used = match &request.constraint {
-            None => ConstraintUse::NotRequested,
-            Some(Constraint::Gbnf(grammar)) => {
-                body.insert("grammar".into(), json!(grammar));
-                ConstraintUse::Sent
-            }
-            Some(Constraint::JsonSchema(schema)) => {
-                body.insert(
-                    "response_format".into(),
-                    json!({
-                        "type": "json_schema",
-                        "json_schema": {"name": schema_name(schema), "schema": schema, "strict": true}
-                    }),
-                );
-                ConstraintUse::Sent
-            }
-        };
+        let used = settings
+            .constraint
+            .place(request.constraint.as_ref(), &mut body);
         (Value::Object(body), used)
     }
 
@@ -95,6 +85,11 @@ impl WireFormat for OpenAi {
                 body,
                 &["/usage/prompt_tokens", "/usage/input_tokens"],
                 &["/usage/completion_tokens", "/usage/output_tokens"],
+                &[
+                    "/usage/prompt_tokens_details/cached_tokens",
+                    "/usage/input_tokens_details/cached_tokens",
+                    "/timings/cache_n",
+                ],
             ),
             stop_reason: lenient::str_at(
                 body,
@@ -109,25 +104,10 @@ impl WireFormat for OpenAi {
     }
 }
 
-/// The schema's `title` reduced to the characters OpenAI allows in a name, or `reply`.
-fn schema_name(schema: &Value) -> String {
-    let title = schema.get("title").and_then(Value::as_str).unwrap_or("");
-    let name: String = title
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-        .take(64)
-        .collect();
-    if name.is_empty() {
-        "reply".into()
-    } else {
-        name
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cantus_framework::Message;
+    use cantus_framework::{Constraint, Message};
 
     fn settings() -> Settings {
         Settings {
@@ -135,6 +115,7 @@ mod tests {
             temperature: Some(0.2),
             seed: Some(7),
             max_tokens: Some(64),
+            constraint: crate::ConstraintDialect::default(),
         }
     }
 

@@ -128,6 +128,15 @@ pub(crate) fn check_backend(b: &BackendConfig, source: &TomlSource<'_>) -> Resul
     if b.kind.trim().is_empty() {
         return Err(source.error_at(&at("kind"), "must name a backend kind (e.g. `openai`)"));
     }
+    if b.kind != "openai" && b.constraint != crate::ConstraintDialect::default() {
+        return Err(source.error_at(
+            &at("constraint"),
+            format!(
+                "names where an OpenAI-compatible server reads constraints; kind `{}` has its own",
+                b.kind
+            ),
+        ));
+    }
     if let Some(url) = &b.base_url
         && let Err(e) = crate::wire::parse_base_url(url)
     {

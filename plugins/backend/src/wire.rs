@@ -18,6 +18,8 @@ pub struct Settings {
     pub temperature: Option<f64>,
     pub seed: Option<u64>,
     pub max_tokens: Option<u32>,
+    /// Where the server takes a decoding constraint (read by the `openai` format).
+    pub constraint: crate::dialect::ConstraintDialect,
 }
 
 impl Settings {
@@ -103,6 +105,7 @@ impl<W: WireFormat> HttpBackend<W> {
                 temperature: backend.temperature,
                 seed: backend.seed,
                 max_tokens: backend.max_tokens,
+                constraint: backend.constraint,
             },
             transport,
             _wire: std::marker::PhantomData,

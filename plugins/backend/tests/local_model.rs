@@ -13,6 +13,11 @@ use std::sync::Arc;
 
 /// The local model backend, or `None` (after saying SKIPPED) when no server is set.
 fn local_model(what: &str) -> Option<Arc<dyn ModelBackend>> {
+    local_model_speaking(what, "llama.cpp")
+}
+
+/// The local model backend sending constraints in `dialect`'s fields.
+fn local_model_speaking(what: &str, dialect: &str) -> Option<Arc<dyn ModelBackend>> {
     let Some(url) = std::env::var("CANTUS_LOCAL_MODEL_URL")
         .ok()
         .filter(|u| !u.is_empty())
@@ -29,7 +34,8 @@ fn local_model(what: &str) -> Option<Arc<dyn ModelBackend>> {
     };
     let toml = format!(
         "[backend]\nkind = \"openai\"\nbase_url = \"{url}\"\nmodel = \"smollm2\"\napi_key_env = \"CANTUS_LOCAL_MODEL_KEY\"\n\
-         temperature = 0.0\nseed = 42\nmax_tokens = 24\ntimeout_s = 120\nretries = 1\n"
+         temperature = 0.0\nseed = 42\nmax_tokens = 24\ntimeout_s = 120\nretries = 1\n\
+         constraint = \"{dialect}\"\n"
     );
     let config =
         cantus_backend::Config::from_toml_str(&toml, "local-model test").expect("valid config");
@@ -137,5 +143,44 @@ async fn temperature_zero_and_a_seed_give_the_same_answer_twice() {
     let first = model.complete(&request).await.expect("answers");
     let second = model.complete(&request).await.expect("answers again");
     assert_eq!(first.text, second.text);
-    assert_eq!(first.usage, second.usage);
+    assert_eq!(
+        (first.usage.tokens_in, first.usage.tokens_out),
+        (second.usage.tokens_in, second.usage.tokens_out)
+    );
+    // The second asking usually finds its prompt in the server's cache (another client
+    // may have taken the slot in between); what came from the cache is part of the prompt.
+    let cached = second
+        .usage
+        .tokens_cached
+        .expect("llama-server reports cache hits");
+    assert!(
+        cached <= second.usage.tokens_in.unwrap_or(0),
+        "{:?}",
+        second.usage
+    );
+}
+
+#[tokio::test]
+async fn llama_cpp_ignores_the_fields_of_other_engines_and_reports_cached_tokens() {
+    // A word the model would not write unprompted: only a grammar makes it say it.
+    let grammar = Constraint::Gbnf("root ::= \"maybe\"".into());
+    for dialect in ["llama.cpp", "vllm", "vllm-guided", "sglang"] {
+        let Some(model) = local_model_speaking("real model: constraint dialects", dialect) else {
+            return;
+        };
+        let mut request = question("Write me a poem about the sea.");
+        request.constraint = Some(grammar.clone());
+        let reply = model.complete(&request).await.expect("answers");
+        // Sent either way: whether the server honoured it shows only in the reply.
+        assert_eq!(reply.constraint, ConstraintUse::Sent, "{dialect}");
+        let followed = reply.text.trim() == "maybe";
+        assert_eq!(
+            followed,
+            dialect == "llama.cpp",
+            "{dialect}: {:?}",
+            reply.text
+        );
+        // llama-server says how much of the prompt came from its cache (0 or more).
+        assert!(reply.usage.tokens_cached.is_some(), "{dialect}: {reply:?}");
+    }
 }

@@ -61,6 +61,7 @@ fn reply(text: String, stop: &str) -> ModelReply {
     r.usage = Usage {
         tokens_in: Some(100),
         tokens_out: Some(40),
+        ..Default::default()
     };
     r.stop_reason = Some(stop.to_owned());
     r.model = Some("scripted".to_owned());
