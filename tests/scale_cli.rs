@@ -227,7 +227,7 @@ fn three_shards_merged_equal_one_unsharded_run_and_the_report_reads_them() {
     for i in 0..3 {
         let out = dir.join(format!("shard-{i}"));
         let shard = format!("{i}/3");
-        ok(&[
+        let said = ok(&[
             "experiment",
             "run",
             s(&file),
@@ -238,6 +238,10 @@ fn three_shards_merged_equal_one_unsharded_run_and_the_report_reads_them() {
             "--jobs",
             "2",
         ]);
+        assert!(
+            said.starts_with(&format!("shard {shard}: 8 runs")),
+            "{said}"
+        );
         let (header, ..) = read_results(&out.join("results.jsonl")).unwrap();
         assert_eq!(header.unwrap().shard.map(|s| s.to_string()), Some(shard));
         sizes.push(records(&out).len());

@@ -127,8 +127,13 @@ fn run_file(file: &std::path::Path, out: &std::path::Path, plan: Plan) -> Exit {
     match result {
         Ok(ran) => {
             let n = |o| ran.outcomes.get(&o).copied().unwrap_or(0);
+            let shard = if plan.shard.is_whole() {
+                String::new()
+            } else {
+                format!("shard {}: ", plan.shard)
+            };
             say!(
-                "{} runs ({} kept from an earlier run): {} released, {} refused, {} failed, {} not applicable → {}",
+                "{shard}{} runs ({} kept from an earlier run): {} released, {} refused, {} failed, {} not applicable → {}",
                 ran.total,
                 ran.kept,
                 n(RunOutcome::Released),
