@@ -5,7 +5,8 @@
 //!   cargo bench --bench scale -- overhead   the engine's overhead over a model that
 //!       answers in a fixed 100 ms (a loopback fake server): wall time of a 40-task
 //!       harness run over (requests × 100 ms / concurrency), at concurrency 4 with
-//!       --jobs 4 and 8
+//!       --jobs 4 and 8, and over the same requests sent through the same backend
+//!       with no engine (what the loopback server and HTTP cost by themselves)
 //!   cargo bench --bench scale -- bank       the embedded 40-brief bank at --jobs 2
 //!       over --jobs 1 (CPU-bound: on 2 cores the most it can be is 2×)
 //!   cargo bench --bench scale -- local      throughput against a llama.cpp server
@@ -24,6 +25,7 @@ use cantus::experiment::jobs::Jobs;
 use cantus::experiment::run::{Plan, read_results, results_path, run};
 use cantus::experiment::shard::Shard;
 use cantus_fake_server::{FakeServer, Reply, openai_reply};
+use cantus_framework::{Message, ModelRequest};
 use cantus_twelve_tone::gate::GateMode;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -61,7 +63,7 @@ fn overhead() {
     let dir = scratch("overhead");
     let text = "Soprano: C5@1>4 C#5@2>4 D5@3>4 D#5@4>4\nBass: C3@1>4 C#3@2>4 D3@3>4 D#3@4>4";
     for jobs in [4usize, 8] {
-        let mut ratios = Vec::new();
+        let (mut ratios, mut engine) = (Vec::new(), Vec::new());
         for _ in 0..3 {
             let server = FakeServer::start(vec![Reply::Delayed(
                 MODEL_DELAY,
@@ -87,19 +89,54 @@ fn overhead() {
             let wall = run_experiment(&file, &dir.join("out"), jobs);
             let requests = server.count();
             let ideal = requests as f64 * MODEL_DELAY.as_secs_f64() / f64::from(CONCURRENCY);
+            // The same number of requests through the same backend with no engine at
+            // all: what the loopback server and HTTP cost on their own.
+            let bare = bare_requests(&file, requests);
             println!(
                 "overhead --jobs {jobs}: {requests} requests, wall {wall:.2} s, \
-                 ideal {ideal:.2} s, ratio {:.4}",
-                wall / ideal
+                 ideal {ideal:.2} s, ratio {:.4}; the requests alone {bare:.2} s, ratio {:.4}",
+                wall / ideal,
+                wall / bare
             );
             ratios.push(wall / ideal);
+            engine.push(wall / bare);
         }
         println!(
-            "overhead --jobs {jobs} (concurrency {CONCURRENCY}, 100 ms a reply): median wall/ideal {:.4} ({:+.2}%)",
+            "overhead --jobs {jobs} (concurrency {CONCURRENCY}, 100 ms a reply): median wall/ideal {:.4} ({:+.2}%), \
+             median wall/(the requests alone) {:.4} ({:+.2}%)",
             median(ratios.clone()),
-            (median(ratios) - 1.0) * 100.0
+            (median(ratios) - 1.0) * 100.0,
+            median(engine.clone()),
+            (median(engine) - 1.0) * 100.0
         );
     }
+}
+
+/// Sends `n` requests through the model of `file`, as many at once as its
+/// `concurrency` lets through; wall seconds.
+fn bare_requests(file: &Path, n: usize) -> f64 {
+    let exp = Experiment::load(file).unwrap_or_else(|e| panic!("{e}"));
+    let backend = exp.models[0].configured.as_ref().unwrap().backend.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    runtime.block_on(async {
+        let mut tasks = Vec::new();
+        for _ in 0..n {
+            let backend = backend.clone();
+            tasks.push(tokio::spawn(async move {
+                let request = ModelRequest::new(vec![Message::user("go")]);
+                backend.complete(&request).await.map(|_| ())
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap().unwrap_or_else(|e| panic!("{e}"));
+        }
+    });
+    started.elapsed().as_secs_f64()
 }
 
 fn bank() {
@@ -107,7 +144,7 @@ fn bank() {
     let bank = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/briefs/bank.txt");
     let briefs = briefs(&bank).unwrap_or_else(|e| panic!("{e}"));
     let mut walls = [Vec::new(), Vec::new()];
-    for _ in 0..3 {
+    for _ in 0..7 {
         for (slot, jobs) in [1usize, 2].into_iter().enumerate() {
             let out = dir.join(format!("j{jobs}"));
             let _ = std::fs::remove_dir_all(&out);
@@ -130,7 +167,7 @@ fn bank() {
     }
     let (one, two) = (median(walls[0].clone()), median(walls[1].clone()));
     println!(
-        "bank ({} briefs, seed 0): median --jobs 1 {one:.2} s, --jobs 2 {two:.2} s, speed-up {:.2}×",
+        "bank ({} briefs, seed 0, 7 alternating runs each): median --jobs 1 {one:.2} s, --jobs 2 {two:.2} s, speed-up {:.2}×",
         briefs.len(),
         one / two
     );
