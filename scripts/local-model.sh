@@ -7,7 +7,8 @@
 #   scripts/local-model.sh stop      stop the server this script started (by pid, never by name)
 #   scripts/local-model.sh status    print the base URL if the server answers, exit 1 otherwise
 #
-# Port: CANTUS_LOCAL_MODEL_PORT (default 8088). Cache: CANTUS_CACHE (default ~/.cache/cantus);
+# Port: CANTUS_LOCAL_MODEL_PORT (default 8088). Slots: CANTUS_LOCAL_MODEL_PARALLEL (default 1),
+# llama-server's --parallel, each slot with the default 4096-token context. Cache: CANTUS_CACHE (default ~/.cache/cantus);
 # the cache path names the llama.cpp version and build flags, so changing either rebuilds.
 # Everything built lives outside the clone. See ../shared/docs/local-model.md for why each
 # flag is there (GGML_NATIVE=OFF avoids an AMX crash; -t 1 keeps generation fast on 2 cores).
@@ -23,6 +24,10 @@ CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OF
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF)
 
 port="${CANTUS_LOCAL_MODEL_PORT:-8088}"
+parallel="${CANTUS_LOCAL_MODEL_PARALLEL:-1}"
+case "$parallel" in
+    ''|*[!0-9]*|0) echo "local-model: CANTUS_LOCAL_MODEL_PARALLEL must be a whole number of slots, 1 or more (got '$parallel')" >&2; exit 2 ;;
+esac
 cache="${CANTUS_CACHE:-$HOME/.cache/cantus}"
 flags_id="$(printf '%s ' "${CMAKE_FLAGS[@]}" | sha256sum | cut -c1-12)"
 server_dir="$cache/llama-server-$LLAMA_PKG_VERSION-$flags_id"
@@ -88,7 +93,7 @@ start() {
     fi
     install_model
     install_server
-    "$server_bin" -m "$model_file" --host 127.0.0.1 --port "$port" -a smollm2 -c 4096 -np 1 -t 1 \
+    "$server_bin" -m "$model_file" --host 127.0.0.1 --port "$port" -a smollm2 -c "$((4096 * parallel))" -np "$parallel" -t 1 \
         --no-webui > "$log_file" 2>&1 &
     echo $! > "$pid_file"
     for _ in $(seq 1 300); do

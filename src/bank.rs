@@ -5,8 +5,16 @@
 //! again, only when every file of that run still has the size and SHA-256 recorded
 //! in `DIR/bank-files.jsonl` when it was written (the check the experiment runner
 //! makes of its traces) — a file cut short or changed since means the brief runs again.
+//!
+//! `--jobs N` composes N briefs at once ([`crate::experiment::jobs`]); each writes its
+//! own folder, the ledger is appended by the calling thread alone, and the entries
+//! come back in the bank's order, so every file but the ledger's line order is the
+//! same as one at a time. `--shard i/N` composes only the (brief, seed) pairs whose
+//! index in that order is `i` mod `N` ([`crate::experiment::shard`]).
 
+use crate::experiment::jobs::{Jobs, in_flight};
 use crate::experiment::record::FileCheck;
+use crate::experiment::shard::Shard;
 use crate::experiment::tasks::bank_lines;
 use crate::twelve_tone::{Composed, Job, Piece, Way, compose};
 use cantus_twelve_tone::gate::GateMode;
@@ -146,17 +154,73 @@ fn earlier(dir: &Path, ledger: &BTreeMap<String, Vec<FileCheck>>) -> Option<bool
 }
 
 /// The ledger of the bank output directory `out`, read once per bank run.
-pub struct Ledger(BTreeMap<String, Vec<FileCheck>>);
+struct Ledger(BTreeMap<String, Vec<FileCheck>>);
 
 impl Ledger {
     /// The ledger in `out` (empty when there is none).
-    pub fn read(out: &Path) -> Ledger {
+    fn read(out: &Path) -> Ledger {
         Ledger(ledger_entries(out))
     }
 }
 
-/// Composes `brief` at `seed` into `dir` (or counts an earlier run there, unless `force`).
-pub async fn run_one(
+/// How a bank is run.
+#[derive(Clone, Copy, Debug)]
+pub struct BankRun {
+    /// Seeds `0..seeds` for every brief.
+    pub seeds: u64,
+    pub gate: GateMode,
+    /// Compose again even where an earlier run's files are whole.
+    pub force: bool,
+    pub jobs: Jobs,
+    pub shard: Shard,
+}
+
+/// Composes every (brief, seed) of `how.shard` into `out`, `how.jobs` at a time,
+/// calling `progress(done, total)` after each; the entries in the bank's order.
+pub fn run(
+    briefs: &[(Brief, Piece)],
+    out: &Path,
+    how: &BankRun,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Entry> {
+    let ledger = Ledger::read(out);
+    let todo: Vec<(&Brief, &Piece, u64)> = briefs
+        .iter()
+        .flat_map(|(brief, piece)| (0..how.seeds).map(move |seed| (brief, piece, seed)))
+        .enumerate()
+        .filter(|(position, _)| how.shard.holds(*position))
+        .map(|(_, item)| item)
+        .collect();
+    let total = todo.len();
+    progress(0, total);
+    let mut entries: Vec<Option<Entry>> = vec![None; total];
+    let (mut done, ledger) = (0, &ledger);
+    let result: Result<(), std::convert::Infallible> = in_flight(
+        how.jobs,
+        todo,
+        |(brief, piece, seed)| async move {
+            let dir = out.join(format!("{:03}-s{seed}", brief.line));
+            compose_one(brief, piece, seed, how.gate, &dir, how.force, ledger).await
+        },
+        |i, (entry, written)| {
+            if let Some(d) = written
+                && let Err(e) = record_files(&d)
+            {
+                eprintln!("warning: {}: {e}", ledger_path(out).display());
+            }
+            entries[i] = Some(entry);
+            done += 1;
+            progress(done, total);
+            Ok(())
+        },
+    );
+    let Ok(()) = result;
+    entries.into_iter().flatten().collect()
+}
+
+/// Composes `brief` at `seed` into `dir` (or counts an earlier run there, unless
+/// `force`); the entry, and the run folder written, for the ledger.
+async fn compose_one(
     brief: &Brief,
     piece: &Piece,
     seed: u64,
@@ -164,7 +228,7 @@ pub async fn run_one(
     dir: &Path,
     force: bool,
     ledger: &Ledger,
-) -> Entry {
+) -> (Entry, Option<PathBuf>) {
     let entry = |released, note: String| Entry {
         line: brief.line,
         seed,
@@ -172,7 +236,7 @@ pub async fn run_one(
         note,
     };
     if !force && let Some(released) = earlier(dir, &ledger.0) {
-        return entry(Some(released), "from an earlier run".into());
+        return (entry(Some(released), "from an earlier run".into()), None);
     }
     let job = Job {
         piece,
@@ -195,20 +259,15 @@ pub async fn run_one(
                 (false, None, Some(d)) => format!("failed: {d}"),
                 (false, None, None) => "failed".to_owned(),
             };
-            if let Some(d) = &written.dir
-                && let Err(e) = record_files(d)
-            {
-                eprintln!(
-                    "warning: {}: {e}",
-                    ledger_path(dir.parent().unwrap_or(dir)).display()
-                );
-            }
-            entry(
-                Some(written.released && written.write_errors.is_empty()),
-                note,
+            (
+                entry(
+                    Some(written.released && written.write_errors.is_empty()),
+                    note,
+                ),
+                written.dir.clone(),
             )
         }
-        Err(e) => entry(None, e.to_string()),
+        Err(e) => (entry(None, e.to_string()), None),
     }
 }
 
@@ -217,6 +276,9 @@ pub async fn run_one(
 pub struct Summary<'a> {
     pub bank: String,
     pub gate: String,
+    /// The slice of the bank run (`--shard i/N`), absent for the whole bank.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub released: usize,
     pub failed: usize,
     pub errors: usize,
@@ -224,13 +286,14 @@ pub struct Summary<'a> {
 }
 
 impl<'a> Summary<'a> {
-    /// The counts of `entries`, from the bank file `bank` judged by `gate`.
-    pub fn new(bank: &Path, gate: GateMode, entries: &'a [Entry]) -> Self {
+    /// The counts of `entries`, from `shard` of the bank file `bank` judged by `gate`.
+    pub fn new(bank: &Path, gate: GateMode, shard: Shard, entries: &'a [Entry]) -> Self {
         let released = entries.iter().filter(|e| e.released == Some(true)).count();
         let failed = entries.iter().filter(|e| e.released == Some(false)).count();
         Summary {
             bank: bank.display().to_string(),
             gate: gate.to_string(),
+            shard: (!shard.is_whole()).then_some(shard),
             released,
             failed,
             errors: entries.len() - released - failed,

@@ -6,6 +6,8 @@
 //! keep behaviour can be held to it. The out directory's own path is replaced by
 //! `<out>` before hashing.
 //!
+//! The bank at `--jobs 2` (two briefs composed at once) must write the same bytes too.
+//!
 //! A change that is *meant* to change outputs regenerates the file with
 //! `CANTUS_BLESS=1 cargo test --test bank_golden`, and the commit says why.
 
@@ -35,11 +37,7 @@ fn cantus(args: &[&str], out: &Path) {
 }
 
 fn run_all(out: &Path) {
-    // Two briefs fail explicitly at seed 1 (exit 1).
-    cantus(
-        &["bank", "examples/briefs/bank.txt", "--seeds", "2"],
-        &out.join("bank"),
-    );
+    run_bank(out, "1");
     for mode in [
         "dorian",
         "phrygian",
@@ -65,6 +63,22 @@ fn run_all(out: &Path) {
             }
         }
     }
+}
+
+/// The bank for seeds 0 and 1 into `out/bank`, `jobs` briefs at once.
+fn run_bank(out: &Path, jobs: &str) {
+    // Two briefs fail explicitly at seed 1 (exit 1).
+    cantus(
+        &[
+            "bank",
+            "examples/briefs/bank.txt",
+            "--seeds",
+            "2",
+            "--jobs",
+            jobs,
+        ],
+        &out.join("bank"),
+    );
 }
 
 /// `<group>/<dir>/<file>` → sha256 of its normalised bytes, for every file of every
@@ -127,14 +141,7 @@ fn the_bank_writes_the_same_bytes_as_when_the_golden_file_was_made() {
         eprintln!("wrote {GOLDEN} ({} files)", got.len());
         return;
     }
-    let golden = std::fs::read_to_string(GOLDEN).expect("tests/fixtures/bank-golden.txt");
-    let want: BTreeMap<String, String> = golden
-        .lines()
-        .filter_map(|l| {
-            l.split_once("  ")
-                .map(|(h, k)| (k.to_owned(), h.to_owned()))
-        })
-        .collect();
+    let want = golden();
     assert!(want.len() > 400, "golden file has {} entries", want.len());
     let differing: Vec<&String> = want
         .keys()
@@ -149,5 +156,36 @@ fn the_bank_writes_the_same_bytes_as_when_the_golden_file_was_made() {
         differing.len(),
         want.len(),
         &differing[..differing.len().min(8)]
+    );
+}
+
+/// The golden file: `<group>/<dir>/<file>` → sha256.
+fn golden() -> BTreeMap<String, String> {
+    let golden = std::fs::read_to_string(GOLDEN).expect("tests/fixtures/bank-golden.txt");
+    golden
+        .lines()
+        .filter_map(|l| {
+            l.split_once("  ")
+                .map(|(h, k)| (k.to_owned(), h.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_bank_at_two_jobs_writes_the_same_bytes_as_one_at_a_time() {
+    let out = std::env::temp_dir().join(format!("cantus-bank-golden-j2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    run_bank(&out, "2");
+    let mut got = BTreeMap::new();
+    digest_group(&out.join("bank"), "bank", &mut got);
+    std::fs::remove_dir_all(&out).unwrap();
+    let want: BTreeMap<String, String> = golden()
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("bank/"))
+        .collect();
+    assert!(want.len() > 300, "golden bank has {} files", want.len());
+    assert_eq!(
+        got, want,
+        "--jobs 2 wrote other bytes than the golden file holds"
     );
 }

@@ -3,9 +3,12 @@
 //! stopped and started again: a brief whose earlier run's files are all still as
 //! they were written (size and hash, in `DIR/bank-files.jsonl`) is counted from its
 //! `report.json`, not composed again (`--force` composes everything anew).
+//! `--jobs N` composes N at once; `--shard i/N` composes one slice of the bank.
 
-use super::{Exit, bad_input, runtime};
-use cantus::bank::{Ledger, Summary, briefs, run_one};
+use super::{Exit, bad_input};
+use cantus::bank::{BankRun, Summary, briefs, run as run_bank};
+use cantus::experiment::jobs::Jobs;
+use cantus::experiment::shard::Shard;
 use cantus_twelve_tone::gate::GateMode;
 use std::path::PathBuf;
 
@@ -24,6 +27,12 @@ pub struct Args {
     /// Compose again even where a report is already written.
     #[arg(long)]
     force: bool,
+    /// Briefs composed at once.
+    #[arg(long, default_value = "1", value_name = "N")]
+    jobs: Jobs,
+    /// Compose only shard i of N of the (brief, seed) pairs (index i mod N).
+    #[arg(long, default_value = "0/1", value_name = "i/N")]
+    shard: Shard,
 }
 
 pub fn run(args: Args) -> Exit {
@@ -31,29 +40,25 @@ pub fn run(args: Args) -> Exit {
         Ok(b) => b,
         Err(e) => return bad_input(e),
     };
-    let total = briefs.len() as u64 * args.seeds;
     let bar = super::compose::progress_bar();
-    if let Some(bar) = &bar {
-        bar.set_length(total);
-    }
-    let rt = runtime();
-    let ledger = Ledger::read(&args.out);
-    let mut entries = Vec::new();
-    for (brief, piece) in &briefs {
-        for seed in 0..args.seeds {
-            let dir = args.out.join(format!("{:03}-s{seed}", brief.line));
-            entries.push(rt.block_on(run_one(
-                brief, piece, seed, args.gate, &dir, args.force, &ledger,
-            )));
-            if let Some(bar) = &bar {
-                bar.inc(1);
-            }
+    let progress = |done: usize, total: usize| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
         }
-    }
+    };
+    let how = BankRun {
+        seeds: args.seeds,
+        gate: args.gate,
+        force: args.force,
+        jobs: args.jobs,
+        shard: args.shard,
+    };
+    let entries = run_bank(&briefs, &args.out, &how, &progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let summary = Summary::new(&args.file, args.gate, &entries);
+    let summary = Summary::new(&args.file, args.gate, args.shard, &entries);
     for e in entries.iter().filter(|e| e.released != Some(true)) {
         say!("line {} seed {}: {}", e.line, e.seed, e.note);
     }

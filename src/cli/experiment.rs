@@ -1,8 +1,12 @@
-//! `cantus experiment run FILE --out DIR` and `cantus experiment report DIR`: parse,
-//! call `cantus::experiment`, print. A progress bar with an ETA on a terminal.
+//! `cantus experiment run FILE --out DIR [--jobs N] [--shard i/N]`, `cantus experiment
+//! merge OUT DIR…` and `cantus experiment report DIR`: parse, call
+//! `cantus::experiment`, print. A progress bar with an ETA on a terminal.
 
-use super::{Exit, bad_input, runtime};
-use cantus::experiment::run::{RunError, run as run_experiment};
+use super::{Exit, bad_input};
+use cantus::experiment::jobs::Jobs;
+use cantus::experiment::merge::{MergeError, merge};
+use cantus::experiment::run::{Plan, RunError, run as run_experiment};
+use cantus::experiment::shard::Shard;
 use cantus::experiment::{Experiment, RunOutcome, report};
 use std::path::PathBuf;
 
@@ -21,6 +25,22 @@ enum Sub {
         file: PathBuf,
         #[arg(long)]
         out: PathBuf,
+        /// Pieces in flight at once (each model's `concurrency` still caps its requests).
+        #[arg(long, default_value = "1", value_name = "N")]
+        jobs: Jobs,
+        /// Run only shard i of N of the grid (cells whose index is i mod N), for a job
+        /// array; merge the shards' directories with `cantus experiment merge`.
+        #[arg(long, default_value = "0/1", value_name = "i/N")]
+        shard: Shard,
+    },
+    /// Merge the output directories of an experiment's shards into OUT, refusing
+    /// another experiment file or records that disagree.
+    Merge {
+        /// The merged output directory (must not hold results yet).
+        out: PathBuf,
+        /// The shards' output directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
     },
     /// Write the report of DIR/results.jsonl (report.md, report.json, CSV, SVG, HTML).
     Report {
@@ -31,7 +51,13 @@ enum Sub {
 
 pub fn run(args: Args) -> Exit {
     match args.command {
-        Sub::Run { file, out } => run_file(&file, &out),
+        Sub::Run {
+            file,
+            out,
+            jobs,
+            shard,
+        } => run_file(&file, &out, Plan { jobs, shard }),
+        Sub::Merge { out, dirs } => merge_dirs(&out, &dirs),
         Sub::Report { dir } => match report::report(&dir) {
             Ok(w) => {
                 say!(
@@ -46,7 +72,35 @@ pub fn run(args: Args) -> Exit {
     }
 }
 
-fn run_file(file: &std::path::Path, out: &std::path::Path) -> Exit {
+fn merge_dirs(out: &std::path::Path, dirs: &[PathBuf]) -> Exit {
+    match merge(out, dirs) {
+        Ok(m) => {
+            say!(
+                "{} records from {} directories ({} duplicates, the same in each) → {}",
+                m.records,
+                dirs.len(),
+                m.duplicates,
+                out.join("results.jsonl").display()
+            );
+            if !m.missing.is_empty() {
+                let names: Vec<String> = m.missing.iter().map(ToString::to_string).collect();
+                say!(
+                    "missing shards: {}; `cantus experiment run FILE --out {}` runs what they would have",
+                    names.join(", "),
+                    out.display()
+                );
+            }
+            Exit::Ok
+        }
+        Err(e @ MergeError::Io { .. }) => {
+            eprintln!("error: {e}");
+            Exit::Failed
+        }
+        Err(e) => bad_input(e),
+    }
+}
+
+fn run_file(file: &std::path::Path, out: &std::path::Path, plan: Plan) -> Exit {
     let exp = match Experiment::load(file) {
         Ok(e) => e,
         Err(e) => return bad_input(e),
@@ -66,15 +120,20 @@ fn run_file(file: &std::path::Path, out: &std::path::Path) -> Exit {
             bar.set_position(done as u64);
         }
     };
-    let result = runtime().block_on(run_experiment(&exp, out, &progress));
+    let result = run_experiment(&exp, out, plan, &progress);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     match result {
         Ok(ran) => {
             let n = |o| ran.outcomes.get(&o).copied().unwrap_or(0);
+            let shard = if plan.shard.is_whole() {
+                String::new()
+            } else {
+                format!("shard {}: ", plan.shard)
+            };
             say!(
-                "{} runs ({} kept from an earlier run): {} released, {} refused, {} failed, {} not applicable → {}",
+                "{shard}{} runs ({} kept from an earlier run): {} released, {} refused, {} failed, {} not applicable → {}",
                 ran.total,
                 ran.kept,
                 n(RunOutcome::Released),
@@ -85,7 +144,11 @@ fn run_file(file: &std::path::Path, out: &std::path::Path) -> Exit {
             );
             Exit::Ok
         }
-        Err(e @ (RunError::OtherExperiment { .. } | RunError::Reference { .. })) => bad_input(e),
+        Err(
+            e @ (RunError::OtherExperiment { .. }
+            | RunError::OtherShard { .. }
+            | RunError::Reference { .. }),
+        ) => bad_input(e),
         Err(e) => {
             eprintln!("error: {e}");
             Exit::Failed

@@ -10,16 +10,21 @@
 //! The runner belongs to no one domain, so it lives here, over the domains' own
 //! jobs: `file` (the experiment TOML), `tasks` (bank files and the single-factor
 //! generator), `conditions` (conditions as data), `cell` (one run), `record` (one
-//! line of results), `run` (the grid and resuming), `metrics` and `report`.
+//! line of results), `run` (the grid and resuming), `jobs` (pieces in flight at
+//! once), `shard` (one process's slice of the grid), `merge` (shards back into one
+//! output), `metrics` and `report`.
 
 pub mod cell;
 pub mod conditions;
 pub mod exercise;
 pub mod file;
+pub mod jobs;
+pub mod merge;
 pub mod metrics;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod shard;
 pub mod tasks;
 
 pub use file::{Experiment, FileError};

@@ -11,6 +11,7 @@
 //! itself and the reference set's distributions, so the report reads nothing else.
 
 use super::conditions::ConditionId;
+use super::shard::Shard;
 use super::tasks::{FamilyId, TaskId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -238,6 +239,10 @@ pub struct Header {
     /// The experiment file as it was.
     pub text: String,
     pub reference: Vec<Reference>,
+    /// The slice of the grid these records are (`--shard i/N`); absent for the whole
+    /// grid, and after `cantus experiment merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// A line of `results.jsonl`.

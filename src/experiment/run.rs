@@ -8,12 +8,17 @@
 //!
 //! The grid is enumerated in one fixed order and each record depends only on its key
 //! (the run number is the seed), so the same records come out however a run is cut
-//! into pieces — interrupted and resumed here, or sharded over processes later.
+//! into pieces — interrupted and resumed here, run `--jobs N` at a time (records are
+//! appended as they finish, so the file's order is not the grid's), or sharded over
+//! processes with `--shard i/N` (a shard's header names it, and a rerun into the
+//! same directory must be the same shard).
 
 use super::cell::{self, write_atomically};
 use super::file::Experiment;
+use super::jobs::{self, Jobs};
 use super::metrics::texture::{Distributions, distributions};
 use super::record::{Header, Key, Line, Record, Reference, RunOutcome};
+use super::shard::Shard;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,6 +45,16 @@ pub enum RunError {
         path: PathBuf,
         theirs: String,
         ours: String,
+    },
+    #[error(
+        "{}: these results are shard {theirs} of the grid, this run is shard {ours}; \
+         give each shard its own --out (merge them with `cantus experiment merge`)",
+        path.display()
+    )]
+    OtherShard {
+        path: PathBuf,
+        theirs: Shard,
+        ours: Shard,
     },
     #[error("{}: {message}", path.display())]
     Reference { path: PathBuf, message: String },
@@ -83,8 +98,9 @@ pub fn grid(exp: &Experiment) -> Vec<(Key, usize, usize, usize)> {
     out
 }
 
-/// The header of `exp`'s results: the file and the reference set's distributions.
-pub fn header(exp: &Experiment) -> Result<Header, RunError> {
+/// The header of `shard`'s results of `exp`: the file, the reference set's
+/// distributions and the shard.
+pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
     let mut reference = Vec::new();
     for path in &exp.metrics.reference {
         let loaded =
@@ -113,6 +129,7 @@ pub fn header(exp: &Experiment) -> Result<Header, RunError> {
         hash: exp.hash.clone(),
         text: exp.text.clone(),
         reference,
+        shard: (!shard.is_whole()).then_some(shard),
     })
 }
 
@@ -153,11 +170,20 @@ pub fn read_results(path: &Path) -> Result<(Option<Header>, Vec<Record>, usize),
     Ok((header, records, good))
 }
 
-/// Runs every record of `exp` not already in `out`, calling `progress(done, total)`
-/// after each (kept records count as done from the start).
-pub async fn run(
+/// How [`run`] goes through the grid: how many pieces at once, and which slice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub jobs: Jobs,
+    pub shard: Shard,
+}
+
+/// Runs every record of `plan`'s shard of `exp` not already in `out`, `plan.jobs` at
+/// a time, calling `progress(done, total)` after each (kept records count as done
+/// from the start; `total` is the shard's).
+pub fn run(
     exp: &Experiment,
     out: &Path,
+    plan: Plan,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Ran, RunError> {
     let io = |path: &Path| {
@@ -166,18 +192,31 @@ pub async fn run(
     };
     std::fs::create_dir_all(out).map_err(io(out))?;
     let path = results_path(out);
-    let header = header(exp)?;
+    let header = header(exp, plan.shard)?;
     let (earlier, records, _) = read_results(&path)?;
-    if let Some(h) = &earlier
-        && h.hash != exp.hash
-    {
-        return Err(RunError::OtherExperiment {
-            path,
-            theirs: h.hash.clone(),
-            ours: exp.hash.clone(),
-        });
+    if let Some(h) = &earlier {
+        if h.hash != exp.hash {
+            return Err(RunError::OtherExperiment {
+                path,
+                theirs: h.hash.clone(),
+                ours: exp.hash.clone(),
+            });
+        }
+        let theirs = h.shard.unwrap_or_default();
+        if theirs != plan.shard {
+            return Err(RunError::OtherShard {
+                path,
+                theirs,
+                ours: plan.shard,
+            });
+        }
     }
-    let cells = grid(exp);
+    let cells: Vec<_> = grid(exp)
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| plan.shard.holds(*position))
+        .map(|(_, cell)| cell)
+        .collect();
     let wanted: std::collections::HashSet<&Key> = cells.iter().map(|c| &c.0).collect();
     let mut kept: BTreeMap<Key, Record> = BTreeMap::new();
     for r in records {
@@ -191,8 +230,7 @@ pub async fn run(
     // Rewrite the file with what is kept (whole or not at all), then append.
     let mut text = serde_json::to_string(&Line::Experiment(header)).unwrap_or_default() + "\n";
     for r in kept.values() {
-        text +=
-            &(serde_json::to_string(&Line::Run(Box::new(r.clone()))).unwrap_or_default() + "\n");
+        text += &record_line(r.clone());
     }
     write_atomically(&path, text.as_bytes()).map_err(io(&path))?;
     let mut file = std::fs::OpenOptions::new()
@@ -210,26 +248,39 @@ pub async fn run(
     }
     let mut done = kept.len();
     progress(done, cells.len());
-    for (key, t, m, c) in cells {
-        if kept.contains_key(&key) {
-            continue;
-        }
-        let record = cell::run(
-            key,
-            &exp.tasks[t],
-            &exp.models[m],
-            &exp.conditions[c],
-            &exp.hash,
-            out,
-        )
-        .await;
-        *ran.outcomes.entry(record.outcome).or_default() += 1;
-        let line = serde_json::to_string(&Line::Run(Box::new(record))).unwrap_or_default() + "\n";
-        file.write_all(line.as_bytes())
-            .and_then(|()| file.flush())
-            .map_err(io(&path))?;
-        done += 1;
-        progress(done, ran.total);
-    }
+    let todo: Vec<_> = cells
+        .into_iter()
+        .filter(|(key, ..)| !kept.contains_key(key))
+        .collect();
+    // One writer (this thread) appends each record whole as it finishes, in
+    // completion order; nothing that reads the file depends on the order.
+    jobs::in_flight(
+        plan.jobs,
+        todo,
+        |(key, t, m, c)| {
+            cell::run(
+                key,
+                &exp.tasks[t],
+                &exp.models[m],
+                &exp.conditions[c],
+                &exp.hash,
+                out,
+            )
+        },
+        |_, record| {
+            *ran.outcomes.entry(record.outcome).or_default() += 1;
+            file.write_all(record_line(record).as_bytes())
+                .and_then(|()| file.flush())
+                .map_err(io(&path))?;
+            done += 1;
+            progress(done, ran.total);
+            Ok(())
+        },
+    )?;
     Ok(ran)
+}
+
+/// A record as one line of the results file.
+pub(super) fn record_line(record: Record) -> String {
+    serde_json::to_string(&Line::Run(Box::new(record))).unwrap_or_default() + "\n"
 }

@@ -147,7 +147,7 @@ impl FakeServer {
         self.seen.lock().expect("log").len()
     }
 
-    /// The most requests being answered at one time.
+    /// The most requests in flight at one time: read, and not yet answered.
     pub fn peak(&self) -> usize {
         self.load.lock().expect("load").peak
     }
@@ -174,8 +174,22 @@ fn serve(mut stream: TcpStream, reply: Reply, log: &Mutex<Vec<Seen>>, load: &Mut
         l.now += 1;
         l.peak = l.peak.max(l.now);
     }
+    // A request is in flight until its answer starts to be written: counting it
+    // any longer would overlap the client's next request, which may leave as soon as
+    // this answer arrives. A hang or a relayed answer counts until it is over.
+    let mut reply = reply;
+    while let Reply::Delayed(wait, inner) = reply {
+        std::thread::sleep(wait);
+        reply = *inner;
+    }
+    let answered_at_once = !matches!(reply, Reply::Hang(_) | Reply::Forward(_));
+    if answered_at_once {
+        load.lock().expect("load").now -= 1;
+    }
     answer(&mut stream, reply, &seen);
-    load.lock().expect("load").now -= 1;
+    if !answered_at_once {
+        load.lock().expect("load").now -= 1;
+    }
     let _ = stream.flush();
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
