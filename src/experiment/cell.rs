@@ -42,6 +42,7 @@ pub(super) struct Made {
     pub calls: u64,
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
+    pub tokens_cached: Option<u64>,
     pub trace: Option<Vec<u8>>,
 }
 
@@ -68,6 +69,7 @@ impl Made {
             calls: 0,
             tokens_in: None,
             tokens_out: None,
+            tokens_cached: None,
             trace: None,
         }
     }
@@ -133,6 +135,7 @@ pub async fn run(
             calls: made.calls,
             tokens_in: made.tokens_in,
             tokens_out: made.tokens_out,
+            tokens_cached: made.tokens_cached,
             seconds: started.elapsed().as_secs_f64(),
         },
         trace,
@@ -250,6 +253,7 @@ where
         rounds: t.rounds,
     };
     let (calls, tokens_in, tokens_out) = (t.proposer_calls, t.tokens_in, t.tokens_out);
+    let tokens_cached = t.tokens_cached;
     let (result, reason, score) = match outcome {
         Outcome::Released { artefact, .. } => (RunOutcome::Released, String::new(), Some(artefact)),
         Outcome::Failure {
@@ -279,6 +283,7 @@ where
         calls,
         tokens_in,
         tokens_out,
+        tokens_cached,
         trace: trace_bytes,
     }
 }
@@ -369,6 +374,7 @@ fn from_raw(raw: RawOutcome) -> Made {
         calls: u64::from(raw.calls),
         tokens_in: raw.tokens_in,
         tokens_out: raw.tokens_out,
+        tokens_cached: raw.tokens_cached,
         trace,
     }
 }

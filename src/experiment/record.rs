@@ -112,6 +112,10 @@ pub struct Cost {
     pub calls: u64,
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
+    /// Prompt tokens the server answered from its prefix cache, when it says
+    /// (absent when it does not, and in records written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_cached: Option<u64>,
     pub seconds: f64,
 }
 

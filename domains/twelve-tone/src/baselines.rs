@@ -140,6 +140,7 @@ pub async fn compose_baseline(
         calls: 1,
         tokens_in: None,
         tokens_out: None,
+        tokens_cached: None,
         wall: Duration::ZERO,
         exchange: None,
     };
@@ -205,6 +206,7 @@ async fn ask(
     let result = asking.call(request).await;
     outcome.tokens_in = asking.tally.usage.tokens_in;
     outcome.tokens_out = asking.tally.usage.tokens_out;
+    outcome.tokens_cached = asking.tally.usage.tokens_cached;
     match result {
         Ok(reply) => Some(reply),
         Err(e) => {

@@ -54,6 +54,8 @@ pub struct RawOutcome {
     pub tokens_in: Option<u64>,
     /// Reply tokens, as the server counted them.
     pub tokens_out: Option<u64>,
+    /// Prompt tokens the server answered from its prefix cache, when it says.
+    pub tokens_cached: Option<u64>,
     /// Wall time from the request to the verdict.
     pub wall: Duration,
     /// The exchange, for traces.

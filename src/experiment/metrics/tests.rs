@@ -73,6 +73,7 @@ fn record(r: R) -> Record {
             calls: if r.condition == "harness" { 10 } else { 1 },
             tokens_in: Some(1000),
             tokens_out: Some(500),
+            tokens_cached: None,
             seconds: 2.0,
         },
         trace: None,
