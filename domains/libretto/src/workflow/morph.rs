@@ -129,7 +129,7 @@ impl MorphJob {
         let task = Task {
             workflow: Workflow::Morph,
             text: task_text(req),
-            header: header_of(req.a),
+            header: header_of(req.a, total),
             context: json!({ "segments": req.segments, "segment_bars": req.segment_bars }),
         };
         Ok(MorphJob {
@@ -166,11 +166,12 @@ impl MorphJob {
     }
 }
 
-/// The header and voices a reply without its own is read under: A's.
-fn header_of(score: &Score) -> String {
+/// The header and voices a reply without its own is read under: A's, with the
+/// morph's `bars` (what a constrained reply is held to).
+fn header_of(score: &Score, bars: u32) -> String {
     let names: Vec<&str> = score.voices.iter().map(|v| v.name.as_str()).collect();
     format!(
-        "KEY: ? | METER: {}/{} | TEMPO: ? | GRID: 16th | BARS: 1\nVOICES: {}\n",
+        "KEY: ? | METER: {}/{} | TEMPO: ? | GRID: 16th | BARS: {bars}\nVOICES: {}\n",
         score.meter.num,
         score.meter.den,
         names.join(", ")
