@@ -9,8 +9,9 @@
 //! a voice's whole line is one line of tokens: that keeps the reply simple for a
 //! small model and lets the grammar fix each voice's sequence of pitch classes.
 
-use crate::blueprint::{Blueprint, SectionPlan};
+use crate::blueprint::{Blueprint, CanonPlan, SectionPlan};
 use crate::event::{Tag, ToneEvent};
+use crate::proposer::canon;
 use crate::row::{PitchClass, RowForm};
 use crate::state::ToneState;
 use cantus_framework::ProposerError;
@@ -179,6 +180,9 @@ pub(crate) struct Job {
     /// Events returned unchanged after the model's (a rewrite keeps the other
     /// voices' pending events).
     pub keep: Vec<ToneEvent>,
+    /// Canons whose follower is not asked of the model but derived from its leader's
+    /// answer ([`Job::followers_of`]), in the order to derive them (leaders first).
+    pub followers: Vec<CanonPlan>,
 }
 
 /// Reply tokens per note of the grammar (`C#4@13>2 `) for SmolLM2's tokenizer,
@@ -202,6 +206,53 @@ impl Job {
             .saturating_mul(TOKENS_PER_NOTE)
             .saturating_add(lines.saturating_mul(TOKENS_PER_LINE));
         raw.saturating_add(raw / 8).saturating_add(TOKEN_MARGIN)
+    }
+
+    /// The events of this job's derived canon followers, given the model's `events`:
+    /// each follower's line from its leader's events in this section (accepted ones
+    /// from `state`, then those in `events` or derived before it), from the
+    /// follower's row cursor on. A follower whose line cannot be derived (a mapped
+    /// pitch class has no place in its register) stays owed, and the engine's
+    /// continue request then asks the model for it.
+    pub fn followers_of(
+        &self,
+        plan: &Blueprint,
+        state: &ToneState,
+        events: &[ToneEvent],
+    ) -> Vec<ToneEvent> {
+        let Some(section) = plan.sections.get(self.section) else {
+            return Vec::new();
+        };
+        let mut derived: Vec<ToneEvent> = Vec::new();
+        for c in &self.followers {
+            let accepted = state
+                .voices
+                .get(c.leader)
+                .map_or(&[][..], |l| &l.events[..]);
+            let mut leader: Vec<ToneEvent> = accepted
+                .iter()
+                .filter(|e| e.onset >= section.start && e.onset < section.end)
+                .chain(
+                    events
+                        .iter()
+                        .chain(&derived)
+                        .filter(|e| e.voice == c.leader),
+                )
+                .cloned()
+                .collect();
+            leader.sort_by_key(|e| e.tag.start);
+            let position = state.voices.get(c.follower).map_or(0, |l| {
+                if l.cursor.statement == section.index {
+                    l.cursor.position
+                } else {
+                    0
+                }
+            });
+            if let Some(line) = canon::follower_line(plan, section, c, &leader, position) {
+                derived.extend(line);
+            }
+        }
+        derived
     }
 
     /// The job cut to what a reply of `ceiling` tokens holds: whole voices in order
@@ -320,7 +371,8 @@ pub(crate) fn section_job(
     state: &ToneState,
 ) -> Result<Job, ProposerError> {
     let span = Span::of_section(plan.meter, section, 24)?;
-    let mut voices = Vec::new();
+    let mut voices: Vec<VoiceJob> = Vec::new();
+    let mut followers: Vec<CanonPlan> = Vec::new();
     for (v, line) in state.voices.iter().enumerate() {
         if line.cursor.statement > section.index {
             continue;
@@ -333,15 +385,34 @@ pub(crate) fn section_job(
         if from >= 12 {
             continue;
         }
+        // A canon's follower is the leader's line shifted and mapped: when the
+        // leader is being written now, the follower is derived from it, not asked
+        // for (asked for, a small model writes it against the leader and the two
+        // collide at every note).
+        if let Some(c) = plan.canon_following(v) {
+            let leader_now = voices.iter().any(|l| l.voice == c.leader)
+                || followers.iter().any(|f| f.follower == c.leader);
+            if leader_now {
+                followers.push(*c);
+                continue;
+            }
+        }
         let (name, low, high, form) = voice_frame(plan, section, v)?;
-        let lo = room_start(&span, span.ceil_slot(line.last_end()), 12 - from);
+        // A leader ends early enough for its followers to finish in the section.
+        let tail = canon::tail(&plan.canons, v);
+        let end = if tail > Time::default() {
+            span.floor_slot(span.end() - tail).max(1)
+        } else {
+            span.slots
+        };
+        let lo = room_start(end, span.ceil_slot(line.last_end()), 12 - from);
         voices.push(VoiceJob {
             voice: v,
             name,
             low,
             high,
             form,
-            notes: line_notes(plan, form, from, lo, span.slots),
+            notes: line_notes(plan, form, from, lo, end),
         });
     }
     if voices.is_empty() {
@@ -356,6 +427,7 @@ pub(crate) fn section_job(
         span,
         voices,
         keep: Vec::new(),
+        followers,
     })
 }
 
@@ -370,6 +442,8 @@ pub(crate) fn continue_job(
     let mut job = section_job(plan, section, state)?;
     job.voices
         .retain(|v| owed.iter().any(|o| o.part == v.voice));
+    job.followers
+        .retain(|c| owed.iter().any(|o| o.part == c.follower));
     if job.voices.is_empty() {
         return Err(ProposerError::BadOutput(format!(
             "a continue request for section {} names no voice that owes notes",
@@ -379,10 +453,11 @@ pub(crate) fn continue_job(
     Ok(job)
 }
 
-/// Where `count` notes may start being laid out: at `free`, or earlier when fewer
-/// than `count` slots remain after it (the ladder then sorts out the overlap).
-fn room_start(span: &Span, free: u32, count: u8) -> u32 {
-    free.min(span.slots.saturating_sub(u32::from(count)))
+/// Where `count` notes ending by slot `end` may start being laid out: at `free`, or
+/// earlier when fewer than `count` slots remain after it (the ladder then sorts out
+/// the overlap).
+fn room_start(end: u32, free: u32, count: u8) -> u32 {
+    free.min(end.saturating_sub(u32::from(count)))
 }
 
 /// The earliest free slot of `voice`: after its last accepted note.
@@ -441,6 +516,7 @@ pub(crate) fn patch_job(
             notes,
         }],
         keep: Vec::new(),
+        followers: Vec::new(),
     })
 }
 
@@ -469,7 +545,7 @@ pub(crate) fn rewrite_job(
     let pcs = plan.table.pcs(candidate.tag.form);
     let first = candidate.tag.start.min(11);
     let last = u8::try_from(end).unwrap_or(12).max(first + 1);
-    let lo = room_start(&span, free_slot(&span, state, voice), last - first);
+    let lo = room_start(span.slots, free_slot(&span, state, voice), last - first);
     let notes = windows(lo, span.slots, usize::from(last - first))
         .into_iter()
         .zip(first..last)
@@ -501,6 +577,7 @@ pub(crate) fn rewrite_job(
             notes,
         }],
         keep,
+        followers: Vec::new(),
     })
 }
 
@@ -554,6 +631,7 @@ mod tests {
                 .map(|(v, &n)| voice(v, n))
                 .collect(),
             keep: Vec::new(),
+            followers: Vec::new(),
         }
     }
 

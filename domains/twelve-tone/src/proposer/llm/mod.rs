@@ -157,8 +157,10 @@ impl LlmProposer {
                 ""
             };
             match reply::read(&job, &text, reply.truncated()) {
-                Ok(read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
+                Ok(mut read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
                     let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                    let followers = job.followers_of(req.spec, req.state, &read.events);
+                    read.events.extend(followers);
                     return Ok(Proposal {
                         events: read.events,
                         cost: asking.tally.usage,
@@ -179,8 +181,12 @@ impl LlmProposer {
             }
         }
         match best {
-            Some((read, reply, honoured)) => Ok(Proposal {
-                events: read.events,
+            Some((mut read, reply, honoured)) => Ok(Proposal {
+                events: {
+                    let followers = job.followers_of(req.spec, req.state, &read.events);
+                    read.events.extend(followers);
+                    read.events
+                },
                 cost: asking.tally.usage,
                 exchange: Some(asking.exchange(constraint.as_ref(), &reply, honoured)),
             }),
