@@ -134,11 +134,12 @@ impl JobKind {
 }
 
 /// Where one note may sit, as 0-based slot offsets in the span: onset in
-/// `onset_lo..=onset_hi`, length `1..=max_len` slots.
+/// `onset_lo..=onset_hi`, length `min_len..=max_len` slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Window {
     pub onset_lo: u32,
     pub onset_hi: u32,
+    pub min_len: u32,
     pub max_len: u32,
 }
 
@@ -149,6 +150,9 @@ pub(crate) struct Owed {
     pub pcs: Vec<PitchClass>,
     pub tag: Tag,
     pub window: Window,
+    /// A narrower pitch range than the voice's for this note (the register plan's),
+    /// or `None`: anywhere in the voice's range.
+    pub register: Option<(u8, u8)>,
 }
 
 /// One voice's part of a job.
@@ -164,6 +168,11 @@ pub(crate) struct VoiceJob {
 }
 
 impl VoiceJob {
+    /// The pitch range note `note` may use: its own, else the voice's.
+    pub fn range_of(&self, note: &Owed) -> (u8, u8) {
+        note.register.unwrap_or((self.low, self.high))
+    }
+
     /// The pitch classes owed, flattened in order.
     pub fn pcs(&self) -> impl Iterator<Item = PitchClass> + '_ {
         self.notes.iter().flat_map(|n| n.pcs.iter().copied())
@@ -317,6 +326,7 @@ pub(crate) fn windows(lo: u32, hi: u32, n: usize) -> Vec<Window> {
             Window {
                 onset_lo: to_u32(a),
                 onset_hi: to_u32(a + half - 1),
+                min_len: 1,
                 max_len: to_u32(share - half + 1),
             }
         })
@@ -359,16 +369,80 @@ fn line_notes(plan: &Blueprint, form: RowForm, from: u8, lo: u32, hi: u32) -> Ve
                 len: 1,
             },
             window,
+            register: None,
         })
         .collect()
 }
 
+/// A voice's notes as the embedded proposer's `planned` line lays them out — the
+/// plan's rhythm, chords and register: each planned event's pitch classes (a chord
+/// where the plan groups positions), its onset at the planned slot, its length
+/// between half the planned length and all of it, its pitches within a tritone of
+/// the planned ones. So the grammar gives a small model the texture the plan
+/// intends (varied lengths, rests, staggered onsets, lines through the range)
+/// instead of the shortest notes it would write unprompted. `None` when the plan's
+/// line does not state positions `from..12` in order on the span's slots inside
+/// `lo..end` (the even windows of [`line_notes`] are used then).
+#[allow(clippy::too_many_arguments)]
+fn planned_notes(
+    plan: &Blueprint,
+    span: &Span,
+    voice: &VoiceJob,
+    from: u8,
+    lo: u32,
+    end: u32,
+    planned: &[ToneEvent],
+) -> Option<Vec<Owed>> {
+    let mut position = from;
+    let mut notes = Vec::new();
+    for e in planned.iter().filter(|e| e.voice == voice.voice) {
+        if e.tag.form != voice.form || e.tag.start != position {
+            return None;
+        }
+        let at = span.floor_slot(e.onset);
+        let stop = span.floor_slot(e.end());
+        let on_grid = span.start + span.slot() * Time::from_integer(i64::from(at)) == e.onset;
+        if !on_grid || at < lo || stop > end || stop <= at {
+            return None;
+        }
+        let pcs = tag_pcs(plan, e.tag).ok()?;
+        let register = match (e.pitches.iter().min(), e.pitches.iter().max()) {
+            (Some(&min), Some(&max)) => Some((
+                min.saturating_sub(6).max(voice.low),
+                max.saturating_add(6).min(voice.high),
+            ))
+            .filter(|&(l, h)| {
+                pcs.iter()
+                    .all(|&pc| !super::constraint::pitch_names(pc, l, h).is_empty())
+            }),
+            _ => None,
+        };
+        let len = stop - at;
+        notes.push(Owed {
+            pcs,
+            tag: e.tag,
+            window: Window {
+                onset_lo: at,
+                onset_hi: at,
+                min_len: len.div_ceil(2),
+                max_len: len,
+            },
+            register,
+        });
+        position = position.checked_add(e.tag.len)?;
+    }
+    (position == 12 && !notes.is_empty()).then_some(notes)
+}
+
 /// The job of a section request: every voice still owing positions of this
-/// section's statement, from its cursor, spread after its last accepted note.
+/// section's statement, from its cursor, laid out as the embedded proposer's
+/// `planned` events for the section lay them out ([`planned_notes`]), else spread
+/// evenly after its last accepted note.
 pub(crate) fn section_job(
     plan: &Blueprint,
     section: &SectionPlan,
     state: &ToneState,
+    planned: &[ToneEvent],
 ) -> Result<Job, ProposerError> {
     let span = Span::of_section(plan.meter, section, 24)?;
     let mut voices: Vec<VoiceJob> = Vec::new();
@@ -406,14 +480,17 @@ pub(crate) fn section_job(
             span.slots
         };
         let lo = room_start(end, span.ceil_slot(line.last_end()), 12 - from);
-        voices.push(VoiceJob {
+        let mut voice = VoiceJob {
             voice: v,
             name,
             low,
             high,
             form,
-            notes: line_notes(plan, form, from, lo, end),
-        });
+            notes: Vec::new(),
+        };
+        voice.notes = planned_notes(plan, &span, &voice, from, lo, end, planned)
+            .unwrap_or_else(|| line_notes(plan, form, from, lo, end));
+        voices.push(voice);
     }
     if voices.is_empty() {
         return Err(ProposerError::BadOutput(format!(
@@ -438,8 +515,9 @@ pub(crate) fn continue_job(
     section: &SectionPlan,
     state: &ToneState,
     owed: &[cantus_framework::Owed],
+    planned: &[ToneEvent],
 ) -> Result<Job, ProposerError> {
-    let mut job = section_job(plan, section, state)?;
+    let mut job = section_job(plan, section, state, planned)?;
     job.voices
         .retain(|v| owed.iter().any(|o| o.part == v.voice));
     job.followers
@@ -496,12 +574,14 @@ pub(crate) fn patch_job(
     let window = Window {
         onset_lo: lo,
         onset_hi: cand_end - 1,
+        min_len: 1,
         max_len: cand_end - lo,
     };
     let notes = vec![Owed {
         pcs: tag_pcs(plan, candidate.tag)?,
         tag: candidate.tag,
         window,
+        register: None,
     }];
     Ok(Job {
         kind: JobKind::Patch,
@@ -557,6 +637,7 @@ pub(crate) fn rewrite_job(
                 len: 1,
             },
             window,
+            register: None,
         })
         .collect();
     let keep = pending
@@ -607,6 +688,7 @@ mod tests {
                         len: 1,
                     },
                     window,
+                    register: None,
                 })
                 .collect(),
         }

@@ -264,12 +264,17 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
                 "form": v.form.to_string(),
                 "register": [v.low, v.high],
                 "previous_pitch": previous,
-                "notes": v.notes.iter().map(|n| serde_json::json!({
-                    "tag": n.tag.to_string(),
-                    "pcs": n.pcs,
-                    "onset_slots": [n.window.onset_lo + 1, n.window.onset_hi + 1],
-                    "max_length": n.window.max_len,
-                })).collect::<Vec<_>>(),
+                "notes": v.notes.iter().map(|n| {
+                    let (low, high) = v.range_of(n);
+                    serde_json::json!({
+                        "tag": n.tag.to_string(),
+                        "pcs": n.pcs,
+                        "register": [low, high],
+                        "onset_slots": [n.window.onset_lo + 1, n.window.onset_hi + 1],
+                        "min_length": n.window.min_len,
+                        "max_length": n.window.max_len,
+                    })
+                }).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -289,6 +294,13 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
 /// cut: kept as it is, since what it left owed is asked for by a continue request.
 fn cut_off(reply: &ModelReply, read: &reply::Read) -> bool {
     reply.truncated() && !read.events.is_empty()
+}
+
+/// The embedded proposer's events for the section `req` asks about, without chords:
+/// the rhythm and register plan a section or continue job is laid out by (none when it
+/// has no answer; the job then spreads the notes evenly).
+fn planned(req: &ProposalRequest<'_, TwelveTone>) -> Vec<ToneEvent> {
+    super::section_events(req, false).unwrap_or_default()
 }
 
 /// What tells two repairs in one section apart, for their seeds.
@@ -339,7 +351,8 @@ impl Proposer<TwelveTone> for LlmProposer {
                 },
             ),
             RequestKind::Continue { owed } => (
-                job::continue_job(req.spec, section, req.state, owed)?.fit(self.ceiling()),
+                job::continue_job(req.spec, section, req.state, owed, &planned(&req))?
+                    .fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,
@@ -347,7 +360,7 @@ impl Proposer<TwelveTone> for LlmProposer {
                 },
             ),
             RequestKind::Section | RequestKind::Whole => (
-                job::section_job(req.spec, section, req.state)?.fit(self.ceiling()),
+                job::section_job(req.spec, section, req.state, &planned(&req))?.fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,
