@@ -501,3 +501,50 @@ async fn a_canon_follower_is_derived_from_the_leaders_answer_not_asked_for() {
         );
     }
 }
+
+/// A section asked again after a replan is a different request, not the same one
+/// again: the plan it is laid out by is drawn afresh for the attempt (calmer after
+/// drops), so the grammar's onsets and lengths — and the model's answer — move.
+#[tokio::test]
+async fn a_replanned_section_is_asked_for_with_a_different_layout() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(
+        &backend,
+        AskOptions {
+            constrained: true,
+            ..AskOptions::default()
+        },
+    );
+    let dropped = [cantus_framework::Feedback::Dropped {
+        section: 0,
+        dropped: 3,
+        proposed: 24,
+    }];
+    for (attempt, feedback) in [(0, &[][..]), (1, &dropped[..])] {
+        p.propose(ProposalRequest {
+            kind: RequestKind::Section,
+            spec: &plan,
+            plan: &plan.sections,
+            section_index: Some(0),
+            state: &state,
+            feedback,
+            attempt,
+            seed: 7,
+        })
+        .await
+        .expect("answers");
+    }
+    let requests = backend.requests.lock().unwrap().clone();
+    let grammar = |i: usize| match &requests[i].constraint {
+        Some(cantus_framework::Constraint::Gbnf(g)) => g.clone(),
+        other => panic!("a grammar: {other:?}"),
+    };
+    assert_ne!(grammar(0), grammar(1), "the replan asks for another layout");
+    // Both are laid out by a plan: each note has one onset slot.
+    for i in 0..2 {
+        let g = grammar(i);
+        let at = g.lines().find(|l| l.starts_with("v0-n3-at ::= ")).unwrap();
+        assert!(!at.contains('|') && !at.contains('['), "{at}");
+    }
+}
