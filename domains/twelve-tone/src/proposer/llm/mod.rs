@@ -2,7 +2,10 @@
 //! [`ModelBackend`] contract only (no HTTP here; backends live in `plugins/`).
 //!
 //! Each request becomes a `job` (which notes each voice owes and where they may
-//! sit), a `prompt` in the onset-slot grammar, optionally a GBNF `constraint` so
+//! sit: for a section or continue request, where the embedded proposer's plan for
+//! the section puts them — its rhythm and register, so a small model's piece has the
+//! texture the plan intends; a canon follower is not asked for but derived from its
+//! leader's answer, since its notes follow from the leader's), a `prompt` in the onset-slot grammar, optionally a GBNF `constraint` so
 //! the model can only write the pitch classes the row cursor allows next, and a
 //! `reply` read with the lenient grammar reader. A reply that cannot be read, or
 //! that leaves notes out, is asked again (within [`AskOptions::reasks`]) with what was

@@ -8,6 +8,10 @@
 //! model — or a test — can see exactly which rule), or why a reply could not be read.
 //! A one-line few-shot example shows the shape of an answer. Everything is kept short:
 //! SmolLM2-135M has a 4096-token context.
+//!
+//! What does not change within a run (the notation, the rules, the row, the example)
+//! is the system message, the same text for every request; everything else follows it,
+//! so server-side prefix caching (llama.cpp, vLLM, SGLang) reuses the prefix.
 
 use super::constraint::pitch_name;
 use super::job::{Job, JobKind, Span, VoiceJob};
