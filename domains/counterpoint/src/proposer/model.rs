@@ -61,12 +61,39 @@ pub fn parse_note(token: &str) -> Option<(u8, Spelling)> {
 /// verifier could accept, and which side of the cantus it writes on no longer
 /// depends on what its tokens happen to favour.
 pub(crate) fn offered(ex: &Exercise, (bar, beat): (usize, Beat), first: bool) -> Vec<Note> {
+    let notes = in_place(ex, (bar, beat));
+    if !first {
+        return notes;
+    }
+    // Clean now, and not a dead end: the slot after it still has a clean note (a
+    // counterpoint a third above the cantus before the cantus leaps up past it has
+    // none — every next note overlaps — and asking again cannot get out of that).
+    let clean: Vec<Note> = notes
+        .iter()
+        .copied()
+        .filter(|&n| {
+            let Some(trial) = with(ex, (bar, beat), n) else {
+                return false;
+            };
+            next_slot(ex, (bar, beat)).is_none_or(|next| {
+                in_place(&trial, next)
+                    .into_iter()
+                    .any(|m| with(&trial, next, m).is_some())
+            })
+        })
+        .collect();
+    if clean.is_empty() { notes } else { clean }
+}
+
+/// The notes [`offered`] at a slot before the rules of motion are asked: range,
+/// side, mode, downbeat consonance.
+fn in_place(ex: &Exercise, (bar, beat): (usize, Beat)) -> Vec<Note> {
     let Some(&cantus) = ex.cantus.get(bar) else {
         return Vec::new();
     };
     let (lo, hi) = super::range(ex);
     let edge = bar == 0 || ex.is_last_bar(bar);
-    let notes: Vec<Note> = (lo..=hi)
+    (lo..=hi)
         .filter(|&p| match ex.position {
             Position::Above => p >= cantus.midi,
             Position::Below => p <= cantus.midi,
@@ -81,40 +108,52 @@ pub(crate) fn offered(ex: &Exercise, (bar, beat): (usize, Beat), first: bool) ->
             let v = Interval::between(lower, upper);
             beat == Beat::Up || (v.is_consonant() && (edge || v.semitones != 0))
         })
-        .collect();
-    if !first {
-        return notes;
-    }
-    let clean: Vec<Note> = notes
+        .collect()
+}
+
+/// `ex` with note `n` at `slot` after its accepted notes, if that breaks no hard
+/// moment rule.
+fn with(ex: &Exercise, (bar, beat): (usize, Beat), n: Note) -> Option<Exercise> {
+    let cantus = *ex.cantus.get(bar)?;
+    let mut trial = ex.clone();
+    trial.moments.push(Moment {
+        bar,
+        beat,
+        onset: Exercise::onset(bar, beat),
+        cantus,
+        counterpoint: n,
+    });
+    let i = trial.moments.len() - 1;
+    let broken = crate::rules::judge_moment(&trial, i)
         .iter()
-        .copied()
-        .filter(|&n| {
-            let mut trial = ex.clone();
-            trial.moments.push(Moment {
-                bar,
-                beat,
-                onset: Exercise::onset(bar, beat),
-                cantus,
-                counterpoint: n,
-            });
-            let i = trial.moments.len() - 1;
-            !crate::rules::judge_moment(&trial, i)
-                .iter()
-                .any(|f| f.is_hard())
-        })
-        .collect();
-    if clean.is_empty() { notes } else { clean }
+        .any(|f| f.is_hard());
+    (!broken).then_some(trial)
+}
+
+/// The slot after `slot` in the exercise, if any (second species: the upbeat, then
+/// the next bar; the last bar holds one whole note).
+fn next_slot(ex: &Exercise, (bar, beat): (usize, Beat)) -> Option<(usize, Beat)> {
+    let next = match (ex.species, beat) {
+        (crate::exercise::Species::Second, Beat::Down) if !ex.is_last_bar(bar) => (bar, Beat::Up),
+        _ => (bar + 1, Beat::Down),
+    };
+    (next.0 < ex.cantus.len()).then_some(next)
 }
 
 /// The GBNF grammar of an answer naming one note for each of `slots`, separated
-/// by spaces: at each slot the notes [`offered`] there (any note name where none is).
-fn grammar(ex: &Exercise, slots: &[(usize, Beat)]) -> String {
+/// by spaces: at each slot the notes [`offered`] there (any note name where none is),
+/// at the first slot of a patch or rewrite not the `refused` pitch while another
+/// remains — a refused note is not asked for again.
+fn grammar(ex: &Exercise, slots: &[(usize, Beat)], refused: Option<u8>) -> String {
     let mut g = String::from("root ::= ");
     let names: Vec<String> = (0..slots.len().max(1)).map(|k| format!("n{k}")).collect();
     g.push_str(&names.join(" \" \" "));
     g.push('\n');
     for (k, &slot) in slots.iter().enumerate() {
-        let notes = offered(ex, slot, k == 0);
+        let mut notes = offered(ex, slot, k == 0);
+        if k == 0 && notes.iter().any(|n| Some(n.midi) != refused) {
+            notes.retain(|n| Some(n.midi) != refused);
+        }
         let body = if notes.is_empty() {
             "[A-G] (\"#\" | \"b\")? [0-9]".to_owned()
         } else {
@@ -130,6 +169,16 @@ fn grammar(ex: &Exercise, slots: &[(usize, Beat)]) -> String {
         g.push_str("n0 ::= [A-G] (\"#\" | \"b\")? [0-9]\n");
     }
     g
+}
+
+/// The pitch a patch or rewrite request refused, if it is one.
+fn refused(req: &ProposalRequest<'_, Counterpoint>) -> Option<u8> {
+    match &req.kind {
+        RequestKind::Patch { candidate, .. } | RequestKind::Rewrite { candidate, .. } => {
+            Some(candidate.midi)
+        }
+        _ => None,
+    }
 }
 
 /// `the upper voice, between C4 and E5`: the counterpoint's side and range, for the prompt.
@@ -285,7 +334,7 @@ impl Proposer<Counterpoint> for ModelProposer {
         let constraint = self
             .options
             .constrained
-            .then(|| Constraint::Gbnf(grammar(&req.state.exercise, &slots)));
+            .then(|| Constraint::Gbnf(grammar(&req.state.exercise, &slots, refused(&req))));
         let mut request = ModelRequest::new(prompt(&req, &slots));
         request.constraint = constraint.clone();
         request.sampling = Sampling {
@@ -429,7 +478,13 @@ mod tests {
         );
         let ex = a.empty_exercise();
         let slots = a.slots();
-        let g = grammar(&ex, &slots[..2]);
+        let g = grammar(&ex, &slots[..2], None);
+        let first = offered(&ex, slots[0], true);
+        let without = grammar(&ex, &slots[..1], Some(first[0].midi));
+        assert!(
+            !without.contains(&format!("\"{}\"", first[0])) || first.len() == 1,
+            "a refused note is not offered again: {without}"
+        );
         assert!(g.starts_with("root ::= n0 \" \" n1\n"), "{g}");
         assert!(register_line(&ex).contains("below the cantus"));
     }
