@@ -4,7 +4,10 @@
 # CONFIG --seed 0`, one TSV row per exercise appended as each finishes.
 #
 #   scripts/measure-counterpoint.sh [--config examples/config/local.toml] [--out DIR]
-#                                   [--bin target/release/cantus]
+#                                   [--bin target/release/cantus] [--species "1 2"]
+#
+# --species limits the run to the species listed (e.g. "2": run it beside a species-1
+# run, so both are measured when time is short).
 #
 # Columns: mode, position, species, released, bars, proposer calls, continue requests,
 # replans, dropped, tokens in, tokens out, seconds.
@@ -13,18 +16,20 @@ set -euo pipefail
 config="examples/config/local.toml"
 out="target/measure-counterpoint"
 bin="target/release/cantus"
+species_list="1 2"
 while [ $# -gt 0 ]; do
     case "$1" in
         --config) config="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --bin) bin="$2"; shift 2 ;;
+        --species) species_list="$2"; shift 2 ;;
         *) echo "measure-counterpoint: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
 tsv="$out/counterpoint.tsv"
 printf 'mode\tposition\tspecies\treleased\tbars\tcalls\tcontinues\treplans\tdropped\ttokens_in\ttokens_out\tseconds\n' > "$tsv"
-for species in 1 2; do
+for species in $species_list; do
     for mode in dorian phrygian lydian mixolydian aeolian ionian; do
         for position in above below; do
             run="$out/$mode-$position-$species"

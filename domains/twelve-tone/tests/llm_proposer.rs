@@ -385,3 +385,166 @@ async fn a_reply_repeated_until_the_token_limit_is_read_once() {
     );
     assert_on_the_row(&plan, &got.events, 2);
 }
+
+/// Issue 12's prompts that cache: every request of a run — a section, a re-ask with
+/// feedback, a patch — starts with the same text (the system message: notation,
+/// rules, row, example), and what varies comes after it, so a server's prefix cache
+/// can reuse it.
+#[tokio::test]
+async fn requests_of_one_run_share_their_prefix_up_to_what_varies() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::new(vec![Step::Text("prose, not notes".into())]));
+    let p = proposer(&backend, AskOptions::default());
+    let section = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("answers on the re-ask");
+    let candidate = section.events[0].clone();
+    let violations = vec![Violation::hard(
+        cantus_twelve_tone::gate::Rule::Collision,
+        Location {
+            bar: 1,
+            voice: plan.limits.voices[0].name.clone(),
+            onset: candidate.onset,
+        },
+        "shares pitch class E with Bass",
+    )];
+    let kind = RequestKind::Patch {
+        candidate: &candidate,
+        violations: &violations,
+    };
+    ask(&p, &plan, &state, kind, &[]).await.expect("a patch");
+    let requests = backend.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3, "section, its re-ask, the patch");
+    let prefix = &requests[0].messages[0].content;
+    assert!(
+        prefix.contains("Notation:") && prefix.contains("Rules:"),
+        "{prefix}"
+    );
+    assert!(prefix.contains("The row: "), "{prefix}");
+    // Nothing that varies is in the prefix.
+    for varying in [
+        "Section 1",
+        "from position",
+        "Problems",
+        "refused",
+        "Answer with exactly",
+    ] {
+        assert!(
+            !prefix.contains(varying),
+            "{varying:?} in the prefix: {prefix}"
+        );
+    }
+    for r in &requests {
+        assert_eq!(
+            &r.messages[0].content, prefix,
+            "every request starts the same"
+        );
+        assert_eq!(r.messages.len(), 2);
+    }
+    // What varies is what follows: the three user messages all differ.
+    let users: Vec<&str> = requests
+        .iter()
+        .map(|r| r.messages[1].content.as_str())
+        .collect();
+    assert_ne!(users[0], users[1], "the re-ask says why");
+    assert_ne!(users[0], users[2], "the patch asks for one note");
+    assert!(users[1].contains("could not be used"), "{}", users[1]);
+}
+
+/// A canon's follower is not asked of the model: the request names only the leader
+/// (which ends early enough for the follower to finish in the section), and the
+/// answer carries the follower derived from it — the leader shifted by the delay,
+/// its pitch classes mapped onto the follower's form.
+#[tokio::test]
+async fn a_canon_follower_is_derived_from_the_leaders_answer_not_asked_for() {
+    let brief = cantus_twelve_tone::spec::compile_brief(
+        "A 16-bar duo in 2/4 with a canon between voices 1 and 2",
+    )
+    .expect("the brief compiles");
+    let plan = Blueprint::new(&brief.spec, 0).expect("plans");
+    let c = plan.canons[0];
+    let mut state = ToneState::new(&plan);
+    TwelveTone.begin_section(&mut state, &plan.sections[0]);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(&backend, AskOptions::default());
+    let got = ask(&p, &plan, &state, RequestKind::Section, &[])
+        .await
+        .expect("answers");
+    assert_eq!(backend.calls(), 1);
+    let prompt = backend.prompt(0);
+    let follower_name = &plan.limits.voices[c.follower].name;
+    assert!(
+        !prompt.contains(&format!("`{follower_name}:`")),
+        "the follower is not asked for: {prompt}"
+    );
+    let section = &plan.sections[0];
+    let leader: Vec<&ToneEvent> = got.events.iter().filter(|e| e.voice == c.leader).collect();
+    let follower: Vec<&ToneEvent> = got
+        .events
+        .iter()
+        .filter(|e| e.voice == c.follower)
+        .collect();
+    assert_eq!(leader.len(), 12);
+    assert_eq!(follower.len(), 12, "the follower is derived in full");
+    let map = c.map.in_section(plan.table.pcs(section.forms[c.leader])[0]);
+    for (l, f) in leader.iter().zip(&follower) {
+        assert_eq!(f.onset, l.onset + c.delay);
+        assert_eq!(f.duration, l.duration);
+        assert_eq!(f.pitches[0] % 12, map.apply(l.pitches[0] % 12));
+        assert_eq!(
+            (f.tag.form, f.tag.start),
+            (section.forms[c.follower], l.tag.start)
+        );
+        assert!(
+            f.end() <= section.end,
+            "the follower finishes in the section"
+        );
+    }
+}
+
+/// A section asked again after a replan is a different request, not the same one
+/// again: the plan it is laid out by is drawn afresh for the attempt (calmer after
+/// drops), so the grammar's onsets and lengths — and the model's answer — move.
+#[tokio::test]
+async fn a_replanned_section_is_asked_for_with_a_different_layout() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(
+        &backend,
+        AskOptions {
+            constrained: true,
+            ..AskOptions::default()
+        },
+    );
+    let dropped = [cantus_framework::Feedback::Dropped {
+        section: 0,
+        dropped: 3,
+        proposed: 24,
+    }];
+    for (attempt, feedback) in [(0, &[][..]), (1, &dropped[..])] {
+        p.propose(ProposalRequest {
+            kind: RequestKind::Section,
+            spec: &plan,
+            plan: &plan.sections,
+            section_index: Some(0),
+            state: &state,
+            feedback,
+            attempt,
+            seed: 7,
+        })
+        .await
+        .expect("answers");
+    }
+    let requests = backend.requests.lock().unwrap().clone();
+    let grammar = |i: usize| match &requests[i].constraint {
+        Some(cantus_framework::Constraint::Gbnf(g)) => g.clone(),
+        other => panic!("a grammar: {other:?}"),
+    };
+    assert_ne!(grammar(0), grammar(1), "the replan asks for another layout");
+    // Both are laid out by a plan: each note has one onset slot.
+    for i in 0..2 {
+        let g = grammar(i);
+        let at = g.lines().find(|l| l.starts_with("v0-n3-at ::= ")).unwrap();
+        assert!(!at.contains('|') && !at.contains('['), "{at}");
+    }
+}

@@ -18,6 +18,7 @@ use cantus_framework::{
     Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
 };
 pub use model::ModelProposer;
+pub(crate) use search::range;
 pub use search::{Level, complete};
 
 /// The embedded proposer (name `"embedded"`).

@@ -11,7 +11,9 @@
 
 use super::request_slots;
 use crate::domain::{Counterpoint, CpEvent};
-use crate::exercise::{Beat, Position};
+use crate::exercise::{Beat, Exercise, Moment, Position};
+use crate::pitch::{Interval, Note};
+use cantus_framework::model::gbnf_literal;
 use cantus_framework::{
     AskOptions, Asking, Constraint, Message, ModelBackend, ModelRequest, Proposal, ProposalRequest,
     Proposer, ProposerError, RequestKind, Sampling, async_trait,
@@ -47,10 +49,150 @@ pub fn parse_note(token: &str) -> Option<(u8, Spelling)> {
     Some((pitch.midi, pitch.spelling?))
 }
 
-/// The GBNF grammar of an answer of `n` note names separated by spaces.
-fn grammar(n: usize) -> String {
-    let notes = vec!["note"; n.max(1)].join(" \" \" ");
-    format!("root ::= {notes}\nnote ::= [A-G] (\"#\" | \"b\")? [0-9]\n")
+/// The notes the grammar offers at `slot` after the accepted notes of `ex`, lowest
+/// first: inside the counterpoint's range (the embedded search's: above, from the
+/// cantus's lowest note to a tenth over its highest; below, mirrored), on its own
+/// side of that bar's cantus note, usable in the mode there (the cadence's ficta
+/// in the penultimate bar), and on a downbeat a consonance with the cantus (no
+/// unison but in the first and last bars). At the request's first slot (`first`),
+/// where the notes before are known, a note that would break a hard moment rule
+/// (parallel perfects, direct motion into one, a dissonant leap …) is not offered
+/// either, while some other note remains. So a small model can write only what the
+/// verifier could accept, and which side of the cantus it writes on no longer
+/// depends on what its tokens happen to favour.
+pub(crate) fn offered(ex: &Exercise, (bar, beat): (usize, Beat), first: bool) -> Vec<Note> {
+    let notes = in_place(ex, (bar, beat));
+    if !first {
+        return notes;
+    }
+    // Clean now, and not a dead end: the slot after it still has a clean note (a
+    // counterpoint a third above the cantus before the cantus leaps up past it has
+    // none — every next note overlaps — and asking again cannot get out of that).
+    let clean: Vec<Note> = notes
+        .iter()
+        .copied()
+        .filter(|&n| {
+            let Some(trial) = with(ex, (bar, beat), n) else {
+                return false;
+            };
+            next_slot(ex, (bar, beat)).is_none_or(|next| {
+                in_place(&trial, next)
+                    .into_iter()
+                    .any(|m| with(&trial, next, m).is_some())
+            })
+        })
+        .collect();
+    if clean.is_empty() { notes } else { clean }
+}
+
+/// The notes [`offered`] at a slot before the rules of motion are asked: range,
+/// side, mode, downbeat consonance.
+fn in_place(ex: &Exercise, (bar, beat): (usize, Beat)) -> Vec<Note> {
+    let Some(&cantus) = ex.cantus.get(bar) else {
+        return Vec::new();
+    };
+    let (lo, hi) = super::range(ex);
+    let edge = bar == 0 || ex.is_last_bar(bar);
+    (lo..=hi)
+        .filter(|&p| match ex.position {
+            Position::Above => p >= cantus.midi,
+            Position::Below => p <= cantus.midi,
+        })
+        .filter(|&p| crate::rungs::usable(ex, bar, p % 12))
+        .map(|p| ex.modality.note(p))
+        .filter(|&n| {
+            let (upper, lower) = match ex.position {
+                Position::Above => (n, cantus),
+                Position::Below => (cantus, n),
+            };
+            let v = Interval::between(lower, upper);
+            beat == Beat::Up || (v.is_consonant() && (edge || v.semitones != 0))
+        })
+        .collect()
+}
+
+/// `ex` with note `n` at `slot` after its accepted notes, if that breaks no hard
+/// moment rule.
+fn with(ex: &Exercise, (bar, beat): (usize, Beat), n: Note) -> Option<Exercise> {
+    let cantus = *ex.cantus.get(bar)?;
+    let mut trial = ex.clone();
+    trial.moments.push(Moment {
+        bar,
+        beat,
+        onset: Exercise::onset(bar, beat),
+        cantus,
+        counterpoint: n,
+    });
+    let i = trial.moments.len() - 1;
+    let broken = crate::rules::judge_moment(&trial, i)
+        .iter()
+        .any(|f| f.is_hard());
+    (!broken).then_some(trial)
+}
+
+/// The slot after `slot` in the exercise, if any (second species: the upbeat, then
+/// the next bar; the last bar holds one whole note).
+fn next_slot(ex: &Exercise, (bar, beat): (usize, Beat)) -> Option<(usize, Beat)> {
+    let next = match (ex.species, beat) {
+        (crate::exercise::Species::Second, Beat::Down) if !ex.is_last_bar(bar) => (bar, Beat::Up),
+        _ => (bar + 1, Beat::Down),
+    };
+    (next.0 < ex.cantus.len()).then_some(next)
+}
+
+/// The GBNF grammar of an answer naming one note for each of `slots`, separated
+/// by spaces: at each slot the notes [`offered`] there (any note name where none is),
+/// at the first slot of a patch or rewrite not the `refused` pitch while another
+/// remains — a refused note is not asked for again.
+fn grammar(ex: &Exercise, slots: &[(usize, Beat)], refused: Option<u8>) -> String {
+    let mut g = String::from("root ::= ");
+    let names: Vec<String> = (0..slots.len().max(1)).map(|k| format!("n{k}")).collect();
+    g.push_str(&names.join(" \" \" "));
+    g.push('\n');
+    for (k, &slot) in slots.iter().enumerate() {
+        let mut notes = offered(ex, slot, k == 0);
+        if k == 0 && notes.iter().any(|n| Some(n.midi) != refused) {
+            notes.retain(|n| Some(n.midi) != refused);
+        }
+        let body = if notes.is_empty() {
+            "[A-G] (\"#\" | \"b\")? [0-9]".to_owned()
+        } else {
+            notes
+                .iter()
+                .map(|n| gbnf_literal(&n.to_string()))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        g.push_str(&format!("n{k} ::= {body}\n"));
+    }
+    if slots.is_empty() {
+        g.push_str("n0 ::= [A-G] (\"#\" | \"b\")? [0-9]\n");
+    }
+    g
+}
+
+/// The pitch a patch or rewrite request refused, if it is one.
+fn refused(req: &ProposalRequest<'_, Counterpoint>) -> Option<u8> {
+    match &req.kind {
+        RequestKind::Patch { candidate, .. } | RequestKind::Rewrite { candidate, .. } => {
+            Some(candidate.midi)
+        }
+        _ => None,
+    }
+}
+
+/// `the upper voice, between C4 and E5`: the counterpoint's side and range, for the prompt.
+fn register_line(ex: &Exercise) -> String {
+    let (lo, hi) = super::range(ex);
+    let side = match ex.position {
+        Position::Above => "above the cantus: every note at or over the cantus note of its bar",
+        Position::Below => "below the cantus: every note at or under the cantus note of its bar",
+    };
+    format!(
+        "The counterpoint stays {side}, between {} and {}.",
+        ex.modality.note(lo),
+        ex.modality.note(hi)
+    )
 }
 
 fn slot_name(bar: usize, beat: Beat) -> String {
@@ -79,10 +221,11 @@ fn prompt(req: &ProposalRequest<'_, Counterpoint>, slots: &[(usize, Beat)]) -> V
         .map(|(i, n)| format!("{}:{n}", i + 1))
         .collect();
     let mut user = format!(
-        "Write Fux {species}, counterpoint {} a {} cantus firmus.\nCantus (bar:note): {}\n{}\n",
+        "Write Fux {species}, counterpoint {} a {} cantus firmus.\nCantus (bar:note): {}\n{}\n{}\n",
         a.position,
         a.cantus.mode().map_or("modal", |m| m.as_str()),
         cantus.join(" "),
+        register_line(&req.state.exercise),
         so_far(&req.state.exercise)
     );
     if let RequestKind::Patch {
@@ -191,7 +334,7 @@ impl Proposer<Counterpoint> for ModelProposer {
         let constraint = self
             .options
             .constrained
-            .then(|| Constraint::Gbnf(grammar(slots.len())));
+            .then(|| Constraint::Gbnf(grammar(&req.state.exercise, &slots, refused(&req))));
         let mut request = ModelRequest::new(prompt(&req, &slots));
         request.constraint = constraint.clone();
         request.sampling = Sampling {
@@ -280,6 +423,69 @@ mod tests {
             None,
             "nothing readable before the cut"
         );
-        assert!(grammar(2).starts_with("root ::= note \" \" note"));
+    }
+
+    /// The grammar offers, for every Fux exercise, only notes on the counterpoint's
+    /// side of the cantus and consonant on downbeats — and never shuts out the
+    /// embedded search's textbook line, note by note.
+    #[test]
+    fn the_grammar_keeps_the_side_and_the_consonances_and_admits_a_textbook_line() {
+        use crate::domain::Assignment;
+        use crate::pitch::ModeName;
+        use crate::{Cantus, Species};
+        for mode in ModeName::ALL {
+            for position in [Position::Above, Position::Below] {
+                for species in [Species::First, Species::Second] {
+                    let a = Assignment::new(Cantus::fux(mode), species, position);
+                    let what = format!("{mode} {position} species {}", species.number());
+                    let mut ex = a.empty_exercise();
+                    let line = super::super::complete(&ex, &a.slots(), 7, 0, None);
+                    for (k, e) in line.iter().enumerate() {
+                        let slot = (e.bar, e.beat);
+                        let cantus = ex.cantus[e.bar];
+                        let notes = offered(&ex, slot, k == 0);
+                        assert!(!notes.is_empty(), "{what}: nothing offered at {slot:?}");
+                        for n in &notes {
+                            let v = match position {
+                                Position::Above => Interval::between(cantus, *n),
+                                Position::Below => Interval::between(*n, cantus),
+                            };
+                            assert!(v.semitones >= 0, "{what}: {n} on the wrong side");
+                            if e.beat == Beat::Down {
+                                assert!(v.is_consonant(), "{what}: {n} dissonant at {slot:?}");
+                            }
+                        }
+                        assert!(
+                            offered(&ex, slot, false).iter().any(|n| n.midi == e.midi),
+                            "{what}: the textbook note {} at {slot:?} is shut out",
+                            e.midi
+                        );
+                        ex.moments.push(Moment {
+                            bar: e.bar,
+                            beat: e.beat,
+                            onset: Exercise::onset(e.bar, e.beat),
+                            cantus,
+                            counterpoint: ex.modality.note(e.midi),
+                        });
+                    }
+                }
+            }
+        }
+        let a = crate::domain::Assignment::new(
+            crate::Cantus::fux(crate::pitch::ModeName::Dorian),
+            crate::Species::First,
+            Position::Below,
+        );
+        let ex = a.empty_exercise();
+        let slots = a.slots();
+        let g = grammar(&ex, &slots[..2], None);
+        let first = offered(&ex, slots[0], true);
+        let without = grammar(&ex, &slots[..1], Some(first[0].midi));
+        assert!(
+            !without.contains(&format!("\"{}\"", first[0])) || first.len() == 1,
+            "a refused note is not offered again: {without}"
+        );
+        assert!(g.starts_with("root ::= n0 \" \" n1\n"), "{g}");
+        assert!(register_line(&ex).contains("below the cantus"));
     }
 }

@@ -62,7 +62,7 @@ fn rng_for(seed: u64, parts: &[u64]) -> fastrand::Rng {
 
 /// The pitches the counterpoint may use: above, from the cantus's lowest note to a
 /// tenth over its highest; below, the mirror image.
-fn range(ex: &Exercise) -> (u8, u8) {
+pub(crate) fn range(ex: &Exercise) -> (u8, u8) {
     let lo = ex.cantus.iter().map(|n| n.midi).min().unwrap_or(60);
     let hi = ex.cantus.iter().map(|n| n.midi).max().unwrap_or(60);
     match ex.position {

@@ -9,7 +9,7 @@
 //! it, directly or down a chain, to finish inside the section: [`tail`] is that time.
 
 use super::register::Register;
-use crate::blueprint::{CanonPlan, PcMap};
+use crate::blueprint::{Blueprint, CanonPlan, PcMap, SectionPlan};
 use crate::event::{Tag, ToneEvent};
 use crate::row::RowForm;
 use cantus_music::Time;
@@ -29,6 +29,30 @@ pub(crate) fn tail(canons: &[CanonPlan], voice: usize) -> Time {
             .unwrap_or_default()
     }
     go(canons, voice, 0)
+}
+
+/// The follower's line in `section` from row position `position` on: its leader's
+/// events `leader` (in order) shifted and mapped by canon `c`, in the follower's
+/// form and register (the embedded proposer and the LLM proposer both derive
+/// followers this way). `None` as for [`follow`].
+pub(crate) fn follower_line(
+    plan: &Blueprint,
+    section: &SectionPlan,
+    c: &CanonPlan,
+    leader: &[ToneEvent],
+    position: u8,
+) -> Option<Vec<ToneEvent>> {
+    let lead_form = *section.forms.get(c.leader)?;
+    let form = *section.forms.get(c.follower)?;
+    let map = c.map.in_section(plan.table.pcs(lead_form)[0]);
+    let lead_reg = Register::of(plan.limits.voices.get(c.leader)?);
+    let reg = Register::of(plan.limits.voices.get(c.follower)?);
+    let line = follow(leader, c, map, form, lead_reg, reg)?;
+    Some(
+        line.into_iter()
+            .filter(|e| e.tag.start >= position)
+            .collect(),
+    )
 }
 
 /// The follower's events for a section whose leader events are `leader` (in order).

@@ -78,38 +78,44 @@ fn missing_section() -> ProposerError {
     ProposerError::BadOutput("the request names no section of the plan".into())
 }
 
-impl EmbeddedProposer {
-    /// The events of one section, from where each voice's cursor stands.
-    fn section(
-        &self,
-        req: &ProposalRequest<'_, TwelveTone>,
-    ) -> Result<Vec<ToneEvent>, ProposerError> {
-        let section = req.section().ok_or_else(missing_section)?;
-        let starts: Vec<VoiceStart> = req
-            .state
-            .voices
-            .iter()
-            .map(|line| VoiceStart {
-                active: line.cursor.statement <= section.index,
-                position: if line.cursor.statement == section.index {
-                    line.cursor.position
-                } else {
-                    0
-                },
-                not_before: line.last_end(),
-                prev: line.last().and_then(|e| e.pitches.first().copied()),
-            })
-            .collect();
-        let job = SectionJob {
-            plan: req.spec,
-            section,
-            seed: req.seed,
-            salt: u64::from(req.attempt),
-            style: style_for(req.feedback, req.attempt),
-        };
-        job.compose(&starts)
-    }
+/// The embedded proposer's events for the section `req` names, from where each
+/// voice's cursor stands (the LLM proposer's rhythm and register plan too, asked
+/// with `chords` off: one note per row position, as its prompts and replies are).
+pub(crate) fn section_events(
+    req: &ProposalRequest<'_, TwelveTone>,
+    chords: bool,
+) -> Result<Vec<ToneEvent>, ProposerError> {
+    let section = req.section().ok_or_else(missing_section)?;
+    let style = style_for(req.feedback, req.attempt);
+    let starts: Vec<VoiceStart> = req
+        .state
+        .voices
+        .iter()
+        .map(|line| VoiceStart {
+            active: line.cursor.statement <= section.index,
+            position: if line.cursor.statement == section.index {
+                line.cursor.position
+            } else {
+                0
+            },
+            not_before: line.last_end(),
+            prev: line.last().and_then(|e| e.pitches.first().copied()),
+        })
+        .collect();
+    let job = SectionJob {
+        plan: req.spec,
+        section,
+        seed: req.seed,
+        salt: u64::from(req.attempt),
+        style: Style {
+            chord_rate: if chords { style.chord_rate } else { 0.0 },
+            ..style
+        },
+    };
+    job.compose(&starts)
+}
 
+impl EmbeddedProposer {
     fn repairer<'a>(
         &self,
         req: &'a ProposalRequest<'_, TwelveTone>,
@@ -150,7 +156,7 @@ impl Proposer<TwelveTone> for EmbeddedProposer {
         let events = match req.kind {
             // The section's events from where each voice's cursor stands: exactly
             // what a continue request says is owed.
-            RequestKind::Section | RequestKind::Continue { .. } => self.section(&req)?,
+            RequestKind::Section | RequestKind::Continue { .. } => section_events(&req, true)?,
             RequestKind::Patch { candidate, .. } => {
                 self.repairer(&req, 0x9A7C, candidate)?.patch(candidate)?
             }

@@ -90,17 +90,7 @@ impl SectionJob<'_> {
         leader: &[ToneEvent],
         position: u8,
     ) -> Option<Vec<ToneEvent>> {
-        let lead_form = *self.section.forms.get(c.leader)?;
-        let form = *self.section.forms.get(c.follower)?;
-        let map = c.map.in_section(self.plan.table.pcs(lead_form)[0]);
-        let lead_reg = Register::of(self.plan.limits.voices.get(c.leader)?);
-        let reg = Register::of(self.plan.limits.voices.get(c.follower)?);
-        let line = canon::follow(leader, c, map, form, lead_reg, reg)?;
-        Some(
-            line.into_iter()
-                .filter(|e| e.tag.start >= position)
-                .collect(),
-        )
+        canon::follower_line(self.plan, self.section, c, leader, position)
     }
 
     /// A voice's own line: positions grouped into events, a rhythm, octaves.

@@ -121,7 +121,7 @@ pub fn middle_pitch(pc: u8, low: u8, high: u8) -> u8 {
 /// What a model that follows the row answers: for every voice in the context, every
 /// owed note somewhere in its onset window (chosen by the request's seed, so a repair
 /// asked again lands elsewhere), as long as the window allows, in an octave of the
-/// register (the middle one, or another chosen by the seed). `wrong` moves one note
+/// note's register (the middle one, or another chosen by the seed). `wrong` moves one note
 /// up a semitone.
 pub fn oracle(request: &ModelRequest, wrong: Option<(usize, usize)>) -> String {
     let ctx = &request.context;
@@ -129,10 +129,12 @@ pub fn oracle(request: &ModelRequest, wrong: Option<(usize, usize)>) -> String {
     let first_try = ctx["attempt"].as_u64() == Some(0) && ctx["request"] == "section";
     let mut out = String::new();
     for (v, voice) in ctx["voices"].as_array().expect("voices").iter().enumerate() {
-        let low = voice["register"][0].as_u64().unwrap() as u8;
-        let high = voice["register"][1].as_u64().unwrap() as u8;
         let mut tokens = Vec::new();
         for (i, note) in voice["notes"].as_array().unwrap().iter().enumerate() {
+            // The note's own range (the register plan's), else the voice's.
+            let register = note.get("register").unwrap_or(&voice["register"]);
+            let low = register[0].as_u64().unwrap() as u8;
+            let high = register[1].as_u64().unwrap() as u8;
             let chord: Vec<String> = note["pcs"]
                 .as_array()
                 .unwrap()

@@ -13,7 +13,7 @@
 //! the GBNF), so the trace can say whether a server honoured the constraint; the
 //! verifier stays the judge of the music either way.
 
-use super::job::{Job, VoiceJob, Window};
+use super::job::{Job, Owed, VoiceJob};
 use crate::row::PitchClass;
 use cantus_framework::model::gbnf_literal;
 use cantus_music::Spelling;
@@ -184,8 +184,9 @@ pub(crate) fn gbnf(job: &Job) -> String {
                 "v{v}-n{i} ::= {} \"@\" v{v}-n{i}-at \">\" v{v}-n{i}-len",
                 chord.join(" \"+\" ")
             );
+            let (low, high) = voice.range_of(note);
             for (k, &pc) in note.pcs.iter().enumerate() {
-                let names: Vec<String> = pitch_names(pc, voice.low, voice.high)
+                let names: Vec<String> = pitch_names(pc, low, high)
                     .iter()
                     .map(|n| gbnf_literal(n))
                     .collect();
@@ -197,7 +198,7 @@ pub(crate) fn gbnf(job: &Job) -> String {
                 "v{v}-n{i}-at ::= {}",
                 number_rule(w.onset_lo + 1, w.onset_hi + 1)
             );
-            let _ = writeln!(g, "v{v}-n{i}-len ::= {}", number_rule(1, w.max_len));
+            let _ = writeln!(g, "v{v}-n{i}-len ::= {}", number_rule(w.min_len, w.max_len));
         }
     }
     g
@@ -211,8 +212,10 @@ fn number(text: &str) -> Option<u32> {
     text.parse().ok()
 }
 
-/// Whether one token is a note the grammar allows for `pcs` in `voice` at `window`.
-fn admits_note(voice: &VoiceJob, pcs: &[PitchClass], window: Window, token: &str) -> bool {
+/// Whether one token is a note the grammar allows for `note` of `voice`.
+fn admits_note(voice: &VoiceJob, note: &Owed, token: &str) -> bool {
+    let (pcs, window) = (&note.pcs, note.window);
+    let (low, high) = voice.range_of(note);
     let Some((pitches, timing)) = token.split_once('@') else {
         return false;
     };
@@ -221,14 +224,13 @@ fn admits_note(voice: &VoiceJob, pcs: &[PitchClass], window: Window, token: &str
     };
     let names: Vec<&str> = pitches.split('+').collect();
     let pitches_ok = names.len() == pcs.len()
-        && names.iter().zip(pcs).all(|(n, &pc)| {
-            pitch_names(pc, voice.low, voice.high)
-                .iter()
-                .any(|a| a == n)
-        });
+        && names
+            .iter()
+            .zip(pcs)
+            .all(|(n, &pc)| pitch_names(pc, low, high).iter().any(|a| a == n));
     let at_ok =
         number(at).is_some_and(|s| (window.onset_lo + 1..=window.onset_hi + 1).contains(&s));
-    let len_ok = number(len).is_some_and(|d| (1..=window.max_len).contains(&d));
+    let len_ok = number(len).is_some_and(|d| (window.min_len..=window.max_len).contains(&d));
     pitches_ok && at_ok && len_ok
 }
 
@@ -247,7 +249,7 @@ pub(crate) fn admits(job: &Job, text: &str) -> bool {
                 && tokens
                     .iter()
                     .zip(&voice.notes)
-                    .all(|(t, n)| admits_note(voice, &n.pcs, n.window, t))
+                    .all(|(t, n)| admits_note(voice, n, t))
         })
 }
 

@@ -9,8 +9,9 @@
 //! a voice's whole line is one line of tokens: that keeps the reply simple for a
 //! small model and lets the grammar fix each voice's sequence of pitch classes.
 
-use crate::blueprint::{Blueprint, SectionPlan};
+use crate::blueprint::{Blueprint, CanonPlan, SectionPlan};
 use crate::event::{Tag, ToneEvent};
+use crate::proposer::canon;
 use crate::row::{PitchClass, RowForm};
 use crate::state::ToneState;
 use cantus_framework::ProposerError;
@@ -133,11 +134,12 @@ impl JobKind {
 }
 
 /// Where one note may sit, as 0-based slot offsets in the span: onset in
-/// `onset_lo..=onset_hi`, length `1..=max_len` slots.
+/// `onset_lo..=onset_hi`, length `min_len..=max_len` slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Window {
     pub onset_lo: u32,
     pub onset_hi: u32,
+    pub min_len: u32,
     pub max_len: u32,
 }
 
@@ -148,6 +150,9 @@ pub(crate) struct Owed {
     pub pcs: Vec<PitchClass>,
     pub tag: Tag,
     pub window: Window,
+    /// A narrower pitch range than the voice's for this note (the register plan's),
+    /// or `None`: anywhere in the voice's range.
+    pub register: Option<(u8, u8)>,
 }
 
 /// One voice's part of a job.
@@ -163,6 +168,11 @@ pub(crate) struct VoiceJob {
 }
 
 impl VoiceJob {
+    /// The pitch range note `note` may use: its own, else the voice's.
+    pub fn range_of(&self, note: &Owed) -> (u8, u8) {
+        note.register.unwrap_or((self.low, self.high))
+    }
+
     /// The pitch classes owed, flattened in order.
     pub fn pcs(&self) -> impl Iterator<Item = PitchClass> + '_ {
         self.notes.iter().flat_map(|n| n.pcs.iter().copied())
@@ -179,6 +189,9 @@ pub(crate) struct Job {
     /// Events returned unchanged after the model's (a rewrite keeps the other
     /// voices' pending events).
     pub keep: Vec<ToneEvent>,
+    /// Canons whose follower is not asked of the model but derived from its leader's
+    /// answer ([`Job::followers_of`]), in the order to derive them (leaders first).
+    pub followers: Vec<CanonPlan>,
 }
 
 /// Reply tokens per note of the grammar (`C#4@13>2 `) for SmolLM2's tokenizer,
@@ -202,6 +215,53 @@ impl Job {
             .saturating_mul(TOKENS_PER_NOTE)
             .saturating_add(lines.saturating_mul(TOKENS_PER_LINE));
         raw.saturating_add(raw / 8).saturating_add(TOKEN_MARGIN)
+    }
+
+    /// The events of this job's derived canon followers, given the model's `events`:
+    /// each follower's line from its leader's events in this section (accepted ones
+    /// from `state`, then those in `events` or derived before it), from the
+    /// follower's row cursor on. A follower whose line cannot be derived (a mapped
+    /// pitch class has no place in its register) stays owed, and the engine's
+    /// continue request then asks the model for it.
+    pub fn followers_of(
+        &self,
+        plan: &Blueprint,
+        state: &ToneState,
+        events: &[ToneEvent],
+    ) -> Vec<ToneEvent> {
+        let Some(section) = plan.sections.get(self.section) else {
+            return Vec::new();
+        };
+        let mut derived: Vec<ToneEvent> = Vec::new();
+        for c in &self.followers {
+            let accepted = state
+                .voices
+                .get(c.leader)
+                .map_or(&[][..], |l| &l.events[..]);
+            let mut leader: Vec<ToneEvent> = accepted
+                .iter()
+                .filter(|e| e.onset >= section.start && e.onset < section.end)
+                .chain(
+                    events
+                        .iter()
+                        .chain(&derived)
+                        .filter(|e| e.voice == c.leader),
+                )
+                .cloned()
+                .collect();
+            leader.sort_by_key(|e| e.tag.start);
+            let position = state.voices.get(c.follower).map_or(0, |l| {
+                if l.cursor.statement == section.index {
+                    l.cursor.position
+                } else {
+                    0
+                }
+            });
+            if let Some(line) = canon::follower_line(plan, section, c, &leader, position) {
+                derived.extend(line);
+            }
+        }
+        derived
     }
 
     /// The job cut to what a reply of `ceiling` tokens holds: whole voices in order
@@ -266,6 +326,7 @@ pub(crate) fn windows(lo: u32, hi: u32, n: usize) -> Vec<Window> {
             Window {
                 onset_lo: to_u32(a),
                 onset_hi: to_u32(a + half - 1),
+                min_len: 1,
                 max_len: to_u32(share - half + 1),
             }
         })
@@ -308,19 +369,84 @@ fn line_notes(plan: &Blueprint, form: RowForm, from: u8, lo: u32, hi: u32) -> Ve
                 len: 1,
             },
             window,
+            register: None,
         })
         .collect()
 }
 
+/// A voice's notes as the embedded proposer's `planned` line lays them out — the
+/// plan's rhythm, chords and register: each planned event's pitch classes (a chord
+/// where the plan groups positions), its onset at the planned slot, its length
+/// between half the planned length and all of it, its pitches within a tritone of
+/// the planned ones. So the grammar gives a small model the texture the plan
+/// intends (varied lengths, rests, staggered onsets, lines through the range)
+/// instead of the shortest notes it would write unprompted. `None` when the plan's
+/// line does not state positions `from..12` in order on the span's slots inside
+/// `lo..end` (the even windows of [`line_notes`] are used then).
+#[allow(clippy::too_many_arguments)]
+fn planned_notes(
+    plan: &Blueprint,
+    span: &Span,
+    voice: &VoiceJob,
+    from: u8,
+    lo: u32,
+    end: u32,
+    planned: &[ToneEvent],
+) -> Option<Vec<Owed>> {
+    let mut position = from;
+    let mut notes = Vec::new();
+    for e in planned.iter().filter(|e| e.voice == voice.voice) {
+        if e.tag.form != voice.form || e.tag.start != position {
+            return None;
+        }
+        let at = span.floor_slot(e.onset);
+        let stop = span.floor_slot(e.end());
+        let on_grid = span.start + span.slot() * Time::from_integer(i64::from(at)) == e.onset;
+        if !on_grid || at < lo || stop > end || stop <= at {
+            return None;
+        }
+        let pcs = tag_pcs(plan, e.tag).ok()?;
+        let register = match (e.pitches.iter().min(), e.pitches.iter().max()) {
+            (Some(&min), Some(&max)) => Some((
+                min.saturating_sub(6).max(voice.low),
+                max.saturating_add(6).min(voice.high),
+            ))
+            .filter(|&(l, h)| {
+                pcs.iter()
+                    .all(|&pc| !super::constraint::pitch_names(pc, l, h).is_empty())
+            }),
+            _ => None,
+        };
+        let len = stop - at;
+        notes.push(Owed {
+            pcs,
+            tag: e.tag,
+            window: Window {
+                onset_lo: at,
+                onset_hi: at,
+                min_len: len.div_ceil(2),
+                max_len: len,
+            },
+            register,
+        });
+        position = position.checked_add(e.tag.len)?;
+    }
+    (position == 12 && !notes.is_empty()).then_some(notes)
+}
+
 /// The job of a section request: every voice still owing positions of this
-/// section's statement, from its cursor, spread after its last accepted note.
+/// section's statement, from its cursor, laid out as the embedded proposer's
+/// `planned` events for the section lay them out ([`planned_notes`]), else spread
+/// evenly after its last accepted note.
 pub(crate) fn section_job(
     plan: &Blueprint,
     section: &SectionPlan,
     state: &ToneState,
+    planned: &[ToneEvent],
 ) -> Result<Job, ProposerError> {
     let span = Span::of_section(plan.meter, section, 24)?;
-    let mut voices = Vec::new();
+    let mut voices: Vec<VoiceJob> = Vec::new();
+    let mut followers: Vec<CanonPlan> = Vec::new();
     for (v, line) in state.voices.iter().enumerate() {
         if line.cursor.statement > section.index {
             continue;
@@ -333,16 +459,38 @@ pub(crate) fn section_job(
         if from >= 12 {
             continue;
         }
+        // A canon's follower is the leader's line shifted and mapped: when the
+        // leader is being written now, the follower is derived from it, not asked
+        // for (asked for, a small model writes it against the leader and the two
+        // collide at every note).
+        if let Some(c) = plan.canon_following(v) {
+            let leader_now = voices.iter().any(|l| l.voice == c.leader)
+                || followers.iter().any(|f| f.follower == c.leader);
+            if leader_now {
+                followers.push(*c);
+                continue;
+            }
+        }
         let (name, low, high, form) = voice_frame(plan, section, v)?;
-        let lo = room_start(&span, span.ceil_slot(line.last_end()), 12 - from);
-        voices.push(VoiceJob {
+        // A leader ends early enough for its followers to finish in the section.
+        let tail = canon::tail(&plan.canons, v);
+        let end = if tail > Time::default() {
+            span.floor_slot(span.end() - tail).max(1)
+        } else {
+            span.slots
+        };
+        let lo = room_start(end, span.ceil_slot(line.last_end()), 12 - from);
+        let mut voice = VoiceJob {
             voice: v,
             name,
             low,
             high,
             form,
-            notes: line_notes(plan, form, from, lo, span.slots),
-        });
+            notes: Vec::new(),
+        };
+        voice.notes = planned_notes(plan, &span, &voice, from, lo, end, planned)
+            .unwrap_or_else(|| line_notes(plan, form, from, lo, end));
+        voices.push(voice);
     }
     if voices.is_empty() {
         return Err(ProposerError::BadOutput(format!(
@@ -356,6 +504,7 @@ pub(crate) fn section_job(
         span,
         voices,
         keep: Vec::new(),
+        followers,
     })
 }
 
@@ -366,10 +515,13 @@ pub(crate) fn continue_job(
     section: &SectionPlan,
     state: &ToneState,
     owed: &[cantus_framework::Owed],
+    planned: &[ToneEvent],
 ) -> Result<Job, ProposerError> {
-    let mut job = section_job(plan, section, state)?;
+    let mut job = section_job(plan, section, state, planned)?;
     job.voices
         .retain(|v| owed.iter().any(|o| o.part == v.voice));
+    job.followers
+        .retain(|c| owed.iter().any(|o| o.part == c.follower));
     if job.voices.is_empty() {
         return Err(ProposerError::BadOutput(format!(
             "a continue request for section {} names no voice that owes notes",
@@ -379,10 +531,11 @@ pub(crate) fn continue_job(
     Ok(job)
 }
 
-/// Where `count` notes may start being laid out: at `free`, or earlier when fewer
-/// than `count` slots remain after it (the ladder then sorts out the overlap).
-fn room_start(span: &Span, free: u32, count: u8) -> u32 {
-    free.min(span.slots.saturating_sub(u32::from(count)))
+/// Where `count` notes ending by slot `end` may start being laid out: at `free`, or
+/// earlier when fewer than `count` slots remain after it (the ladder then sorts out
+/// the overlap).
+fn room_start(end: u32, free: u32, count: u8) -> u32 {
+    free.min(end.saturating_sub(u32::from(count)))
 }
 
 /// The earliest free slot of `voice`: after its last accepted note.
@@ -421,12 +574,14 @@ pub(crate) fn patch_job(
     let window = Window {
         onset_lo: lo,
         onset_hi: cand_end - 1,
+        min_len: 1,
         max_len: cand_end - lo,
     };
     let notes = vec![Owed {
         pcs: tag_pcs(plan, candidate.tag)?,
         tag: candidate.tag,
         window,
+        register: None,
     }];
     Ok(Job {
         kind: JobKind::Patch,
@@ -441,6 +596,7 @@ pub(crate) fn patch_job(
             notes,
         }],
         keep: Vec::new(),
+        followers: Vec::new(),
     })
 }
 
@@ -469,7 +625,7 @@ pub(crate) fn rewrite_job(
     let pcs = plan.table.pcs(candidate.tag.form);
     let first = candidate.tag.start.min(11);
     let last = u8::try_from(end).unwrap_or(12).max(first + 1);
-    let lo = room_start(&span, free_slot(&span, state, voice), last - first);
+    let lo = room_start(span.slots, free_slot(&span, state, voice), last - first);
     let notes = windows(lo, span.slots, usize::from(last - first))
         .into_iter()
         .zip(first..last)
@@ -481,6 +637,7 @@ pub(crate) fn rewrite_job(
                 len: 1,
             },
             window,
+            register: None,
         })
         .collect();
     let keep = pending
@@ -501,6 +658,7 @@ pub(crate) fn rewrite_job(
             notes,
         }],
         keep,
+        followers: Vec::new(),
     })
 }
 
@@ -530,6 +688,7 @@ mod tests {
                         len: 1,
                     },
                     window,
+                    register: None,
                 })
                 .collect(),
         }
@@ -554,6 +713,7 @@ mod tests {
                 .map(|(v, &n)| voice(v, n))
                 .collect(),
             keep: Vec::new(),
+            followers: Vec::new(),
         }
     }
 

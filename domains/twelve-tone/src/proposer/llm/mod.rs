@@ -2,7 +2,10 @@
 //! [`ModelBackend`] contract only (no HTTP here; backends live in `plugins/`).
 //!
 //! Each request becomes a `job` (which notes each voice owes and where they may
-//! sit), a `prompt` in the onset-slot grammar, optionally a GBNF `constraint` so
+//! sit: for a section or continue request, where the embedded proposer's plan for
+//! the section puts them — its rhythm and register, so a small model's piece has the
+//! texture the plan intends; a canon follower is not asked for but derived from its
+//! leader's answer, since its notes follow from the leader's), a `prompt` in the onset-slot grammar, optionally a GBNF `constraint` so
 //! the model can only write the pitch classes the row cursor allows next, and a
 //! `reply` read with the lenient grammar reader. A reply that cannot be read, or
 //! that leaves notes out, is asked again (within [`AskOptions::reasks`]) with what was
@@ -157,8 +160,10 @@ impl LlmProposer {
                 ""
             };
             match reply::read(&job, &text, reply.truncated()) {
-                Ok(read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
+                Ok(mut read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
                     let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                    let followers = job.followers_of(req.spec, req.state, &read.events);
+                    read.events.extend(followers);
                     return Ok(Proposal {
                         events: read.events,
                         cost: asking.tally.usage,
@@ -179,8 +184,12 @@ impl LlmProposer {
             }
         }
         match best {
-            Some((read, reply, honoured)) => Ok(Proposal {
-                events: read.events,
+            Some((mut read, reply, honoured)) => Ok(Proposal {
+                events: {
+                    let followers = job.followers_of(req.spec, req.state, &read.events);
+                    read.events.extend(followers);
+                    read.events
+                },
                 cost: asking.tally.usage,
                 exchange: Some(asking.exchange(constraint.as_ref(), &reply, honoured)),
             }),
@@ -258,12 +267,17 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
                 "form": v.form.to_string(),
                 "register": [v.low, v.high],
                 "previous_pitch": previous,
-                "notes": v.notes.iter().map(|n| serde_json::json!({
-                    "tag": n.tag.to_string(),
-                    "pcs": n.pcs,
-                    "onset_slots": [n.window.onset_lo + 1, n.window.onset_hi + 1],
-                    "max_length": n.window.max_len,
-                })).collect::<Vec<_>>(),
+                "notes": v.notes.iter().map(|n| {
+                    let (low, high) = v.range_of(n);
+                    serde_json::json!({
+                        "tag": n.tag.to_string(),
+                        "pcs": n.pcs,
+                        "register": [low, high],
+                        "onset_slots": [n.window.onset_lo + 1, n.window.onset_hi + 1],
+                        "min_length": n.window.min_len,
+                        "max_length": n.window.max_len,
+                    })
+                }).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -283,6 +297,13 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
 /// cut: kept as it is, since what it left owed is asked for by a continue request.
 fn cut_off(reply: &ModelReply, read: &reply::Read) -> bool {
     reply.truncated() && !read.events.is_empty()
+}
+
+/// The embedded proposer's events for the section `req` asks about, without chords:
+/// the rhythm and register plan a section or continue job is laid out by (none when it
+/// has no answer; the job then spreads the notes evenly).
+fn planned(req: &ProposalRequest<'_, TwelveTone>) -> Vec<ToneEvent> {
+    super::section_events(req, false).unwrap_or_default()
 }
 
 /// What tells two repairs in one section apart, for their seeds.
@@ -333,7 +354,8 @@ impl Proposer<TwelveTone> for LlmProposer {
                 },
             ),
             RequestKind::Continue { owed } => (
-                job::continue_job(req.spec, section, req.state, owed)?.fit(self.ceiling()),
+                job::continue_job(req.spec, section, req.state, owed, &planned(&req))?
+                    .fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,
@@ -341,7 +363,7 @@ impl Proposer<TwelveTone> for LlmProposer {
                 },
             ),
             RequestKind::Section | RequestKind::Whole => (
-                job::section_job(req.spec, section, req.state)?.fit(self.ceiling()),
+                job::section_job(req.spec, section, req.state, &planned(&req))?.fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,

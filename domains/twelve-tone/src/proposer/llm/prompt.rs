@@ -8,6 +8,10 @@
 //! model — or a test — can see exactly which rule), or why a reply could not be read.
 //! A one-line few-shot example shows the shape of an answer. Everything is kept short:
 //! SmolLM2-135M has a 4096-token context.
+//!
+//! What does not change within a run (the notation, the rules, the row, the example)
+//! is the system message, the same text for every request; everything else follows it,
+//! so server-side prefix caching (llama.cpp, vLLM, SGLang) reuses the prefix.
 
 use super::constraint::pitch_name;
 use super::job::{Job, JobKind, Span, VoiceJob};
@@ -43,6 +47,12 @@ const SYSTEM: &str = "You write twelve-tone music in a compact text notation. \
 Answer with the requested lines only: no prose, no code fences.";
 
 /// The messages for `job`; `json`: the answer is a JSON object of note arrays.
+///
+/// Every request of a run starts with the same system message ([`run_prefix`]: the
+/// notation, the rules, the row, the shape of an answer), and everything that varies
+/// from one request to the next — the section, the voices and what they owe, the
+/// context, the problems, the lines to answer with — comes after it in the user
+/// message, so a server's prefix cache (llama.cpp, vLLM, SGLang) can reuse the prefix.
 pub(crate) fn messages(
     job: &Job,
     plan: &Blueprint,
@@ -51,10 +61,6 @@ pub(crate) fn messages(
     json: bool,
 ) -> Vec<Message> {
     let mut p = String::new();
-    p.push_str(
-        "Notation: one line per voice, `Name: NOTE NOTE ...`. NOTE = PITCH@SLOT>LENGTH, \
-         e.g. C#4@1>4 (C4 = middle C; SLOT counts from 1 at the section start; LENGTH in slots).\n",
-    );
     section_line(&mut p, job);
     match job.kind {
         JobKind::Section => {
@@ -84,12 +90,8 @@ pub(crate) fn messages(
         }
     }
     problems(&mut p, retry);
-    p.push_str(
-        "Rules: no pitch class in two voices at the same time; an upper voice stays above a lower one.\n",
-    );
     let names: Vec<String> = job.voices.iter().map(|v| v.name.clone()).collect();
     if json {
-        p.push_str("Example answer (two voices, three notes each):\n{\"Violin\": [\"E5@1>4\", \"F5@5>4\", \"C5@9>8\"], \"Cello\": [\"A2@1>8\", \"D3@9>4\", \"G2@13>4\"]}\n");
         let _ = write!(
             p,
             "Answer with one JSON object with the keys {}, each an array of NOTE strings.",
@@ -100,7 +102,6 @@ pub(crate) fn messages(
                 .join(", ")
         );
     } else {
-        p.push_str("Example answer (two voices, three notes each):\nViolin: E5@1>4 F5@5>4 C5@9>8\nCello: A2@1>8 D3@9>4 G2@13>4\n");
         let lines = job.voices.len();
         let _ = write!(
             p,
@@ -113,7 +114,28 @@ pub(crate) fn messages(
                 .join(" and ")
         );
     }
-    vec![Message::system(SYSTEM), Message::user(p)]
+    vec![Message::system(run_prefix(plan, json)), Message::user(p)]
+}
+
+/// What every request of a run on `plan` starts with, word for word: the task, the
+/// notation, the rules, the row, an example answer.
+pub(crate) fn run_prefix(plan: &Blueprint, json: bool) -> String {
+    let mut p = String::from(SYSTEM);
+    p.push_str(
+        "\nNotation: one line per voice, `Name: NOTE NOTE ...`. NOTE = PITCH@SLOT>LENGTH, \
+         e.g. C#4@1>4 (C4 = middle C; SLOT counts from 1 at the section start; LENGTH in slots).\n",
+    );
+    p.push_str(
+        "Rules: each voice sounds the pitch classes it is given in order; no pitch class in two \
+         voices at the same time; an upper voice stays above a lower one.\n",
+    );
+    let _ = writeln!(p, "The row: {}.", plan.table.row().note_names().join(" "));
+    if json {
+        p.push_str("Example answer (two voices, three notes each):\n{\"Violin\": [\"E5@1>4\", \"F5@5>4\", \"C5@9>8\"], \"Cello\": [\"A2@1>8\", \"D3@9>4\", \"G2@13>4\"]}");
+    } else {
+        p.push_str("Example answer (two voices, three notes each):\nViolin: E5@1>4 F5@5>4 C5@9>8\nCello: A2@1>8 D3@9>4 G2@13>4");
+    }
+    p
 }
 
 /// `Section 2: bars 5-8 of 4/4 = slots 1-64, 16 per bar (bar 5 = 1-16, bar 6 = 17-32, …).`

@@ -36,17 +36,18 @@ fn number_regex(lo: u32, hi: u32) -> String {
 
 /// The pattern of one owed note.
 fn note_pattern(voice: &VoiceJob, note: &Owed) -> String {
+    let (low, high) = voice.range_of(note);
     let chord: Vec<String> = note
         .pcs
         .iter()
-        .map(|&pc| format!("({})", pitch_names(pc, voice.low, voice.high).join("|")))
+        .map(|&pc| format!("({})", pitch_names(pc, low, high).join("|")))
         .collect();
     let w = note.window;
     format!(
         "^{}@{}>{}$",
         chord.join("\\+"),
         number_regex(w.onset_lo + 1, w.onset_hi + 1),
-        number_regex(1, w.max_len)
+        number_regex(w.min_len, w.max_len)
     )
 }
 
