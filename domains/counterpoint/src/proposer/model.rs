@@ -140,35 +140,90 @@ fn next_slot(ex: &Exercise, (bar, beat): (usize, Beat)) -> Option<(usize, Beat)>
     (next.0 < ex.cantus.len()).then_some(next)
 }
 
-/// The GBNF grammar of an answer naming one note for each of `slots`, separated
-/// by spaces: at each slot the notes [`offered`] there (any note name where none is),
-/// at the first slot of a patch or rewrite not the `refused` pitch while another
-/// remains — a refused note is not asked for again.
-fn grammar(ex: &Exercise, slots: &[(usize, Beat)], refused: Option<u8>) -> String {
+/// The note names the grammar offers at each of `slots` (`None`: any note name):
+/// the notes [`offered`] there, at the first slot of a patch or rewrite not the
+/// `refused` pitch while another remains — a refused note is not asked for again.
+fn alternatives(
+    ex: &Exercise,
+    slots: &[(usize, Beat)],
+    refused: Option<u8>,
+) -> Vec<Option<Vec<String>>> {
+    slots
+        .iter()
+        .enumerate()
+        .map(|(k, &slot)| {
+            let mut notes = offered(ex, slot, k == 0);
+            if k == 0 && notes.iter().any(|n| Some(n.midi) != refused) {
+                notes.retain(|n| Some(n.midi) != refused);
+            }
+            (!notes.is_empty()).then(|| notes.iter().map(ToString::to_string).collect())
+        })
+        .collect()
+}
+
+const ANY_NOTE: &str = "[A-G] (\"#\" | \"b\")? [0-9]";
+
+/// The GBNF grammar of an answer naming one note for each slot, separated by
+/// spaces, each among its [`alternatives`].
+fn grammar(alternatives: &[Option<Vec<String>>]) -> String {
     let mut g = String::from("root ::= ");
-    let names: Vec<String> = (0..slots.len().max(1)).map(|k| format!("n{k}")).collect();
+    let names: Vec<String> = (0..alternatives.len().max(1))
+        .map(|k| format!("n{k}"))
+        .collect();
     g.push_str(&names.join(" \" \" "));
     g.push('\n');
-    for (k, &slot) in slots.iter().enumerate() {
-        let mut notes = offered(ex, slot, k == 0);
-        if k == 0 && notes.iter().any(|n| Some(n.midi) != refused) {
-            notes.retain(|n| Some(n.midi) != refused);
-        }
-        let body = if notes.is_empty() {
-            "[A-G] (\"#\" | \"b\")? [0-9]".to_owned()
-        } else {
-            notes
+    for (k, names) in alternatives.iter().enumerate() {
+        let body = match names {
+            None => ANY_NOTE.to_owned(),
+            Some(names) => names
                 .iter()
-                .map(|n| gbnf_literal(&n.to_string()))
+                .map(|n| gbnf_literal(n))
                 .collect::<Vec<_>>()
-                .join(" | ")
+                .join(" | "),
         };
         g.push_str(&format!("n{k} ::= {body}\n"));
     }
-    if slots.is_empty() {
-        g.push_str("n0 ::= [A-G] (\"#\" | \"b\")? [0-9]\n");
+    if alternatives.is_empty() {
+        g.push_str(&format!("n0 ::= {ANY_NOTE}\n"));
     }
     g
+}
+
+/// Whether `text` is what [`grammar`] admits (a cut-off reply: a prefix of it),
+/// so that a server ignoring the grammar is recorded as not honouring it even
+/// when the lenient reader can use the reply.
+fn admits(alternatives: &[Option<Vec<String>>], text: &str, truncated: bool) -> bool {
+    let any = |t: &str| {
+        let b = t.as_bytes();
+        matches!(b.first(), Some(b'A'..=b'G'))
+            && match b.len() {
+                2 => b[1].is_ascii_digit(),
+                3 => matches!(b[1], b'#' | b'b') && b[2].is_ascii_digit(),
+                _ => false,
+            }
+    };
+    let tokens: Vec<&str> = text.split(' ').collect();
+    if tokens.len() > alternatives.len() || (!truncated && tokens.len() != alternatives.len()) {
+        return false;
+    }
+    let last = tokens.len() - 1;
+    tokens
+        .iter()
+        .zip(alternatives)
+        .enumerate()
+        .all(|(k, (t, names))| {
+            let whole = match names {
+                None => any(t),
+                Some(names) => names.iter().any(|n| n == t),
+            };
+            // A cut-off reply may end part-way through its last note.
+            whole
+                || (truncated
+                    && k == last
+                    && names
+                        .as_ref()
+                        .is_none_or(|names| names.iter().any(|n| n.starts_with(t))))
+        })
 }
 
 /// The pitch a patch or rewrite request refused, if it is one.
@@ -331,10 +386,11 @@ impl Proposer<Counterpoint> for ModelProposer {
         if slots.is_empty() {
             return Ok(Proposal::new(Vec::new()));
         }
-        let constraint = self
+        let offered = self
             .options
             .constrained
-            .then(|| Constraint::Gbnf(grammar(&req.state.exercise, &slots, refused(&req))));
+            .then(|| alternatives(&req.state.exercise, &slots, refused(&req)));
+        let constraint = offered.as_deref().map(|a| Constraint::Gbnf(grammar(a)));
         let mut request = ModelRequest::new(prompt(&req, &slots));
         request.constraint = constraint.clone();
         request.sampling = Sampling {
@@ -361,7 +417,9 @@ impl Proposer<Counterpoint> for ModelProposer {
                 .await
                 .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
             if let Some(notes) = read_reply(&reply.text, slots.len(), reply.truncated()) {
-                let honoured = constraint.as_ref().map(|_| true);
+                let honoured = offered
+                    .as_deref()
+                    .map(|a| admits(a, reply.text.trim_end(), reply.truncated()));
                 let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
                 let events = slots
                     .iter()
@@ -478,14 +536,53 @@ mod tests {
         );
         let ex = a.empty_exercise();
         let slots = a.slots();
-        let g = grammar(&ex, &slots[..2], None);
+        let g = grammar(&alternatives(&ex, &slots[..2], None));
         let first = offered(&ex, slots[0], true);
-        let without = grammar(&ex, &slots[..1], Some(first[0].midi));
+        let without = grammar(&alternatives(&ex, &slots[..1], Some(first[0].midi)));
         assert!(
             !without.contains(&format!("\"{}\"", first[0])) || first.len() == 1,
             "a refused note is not offered again: {without}"
         );
         assert!(g.starts_with("root ::= n0 \" \" n1\n"), "{g}");
         assert!(register_line(&ex).contains("below the cantus"));
+    }
+
+    /// The honoured check accepts exactly what the grammar admits: a server that
+    /// ignores the grammar (a note outside a slot's alternatives, commas, lower
+    /// case, a missing note) is caught even where the lenient reader reads it.
+    #[test]
+    fn a_reply_honours_the_grammar_only_if_the_grammar_admits_it() {
+        let a = crate::domain::Assignment::new(
+            crate::Cantus::fux(crate::pitch::ModeName::Dorian),
+            crate::Species::First,
+            Position::Above,
+        );
+        let ex = a.empty_exercise();
+        let slots = a.slots();
+        let alts = alternatives(&ex, &slots[..3], None);
+        let pick = |k: usize| alts[k].as_ref().expect("notes offered")[0].clone();
+        let good = format!("{} {} {}", pick(0), pick(1), pick(2));
+        assert!(admits(&alts, &good, false), "{good}");
+        assert!(!admits(&alts, &format!("{} {}", pick(0), pick(1)), false));
+        assert!(admits(&alts, &format!("{} {}", pick(0), pick(1)), true));
+        let cut = &pick(1)[..1];
+        assert!(admits(&alts, &format!("{} {cut}", pick(0)), true));
+        assert!(!admits(
+            &alts,
+            &format!("{}, {}, {}", pick(0), pick(1), pick(2)),
+            false
+        ));
+        assert!(!admits(&alts, &good.to_lowercase(), false));
+        let outside = (0..=11)
+            .flat_map(|o| ["C", "D", "E", "F", "G", "A", "B"].map(|l| format!("{l}{o}")))
+            .find(|n| !alts[0].as_ref().unwrap().contains(n))
+            .expect("some note is not offered at the first slot");
+        assert!(!admits(
+            &alts,
+            &format!("{outside} {} {}", pick(1), pick(2)),
+            false
+        ));
+        assert!(admits(&[None], "F#4", false));
+        assert!(!admits(&[None], "H4", false));
     }
 }
