@@ -2,11 +2,11 @@
 //! or the centre of `--reference DIR` — by a model (`--config`), judged round by
 //! round by Libretto's gates (length, degeneracy, copy, style fit).
 
-use super::workflow::{Setup, WorkflowArgs};
+use super::workflow::{Setup, WorkflowArgs, author_options};
 use super::{Exit, bad_input};
 use cantus::models::Configured;
 use cantus_libretto::workflow::generate::{GenerateJob, GenerateRequest, Style, embedded_author};
-use cantus_libretto::workflow::model::{ModelAuthor, ModelOptions};
+use cantus_libretto::workflow::model::ModelAuthor;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -71,10 +71,7 @@ pub fn run(args: Args) -> Exit {
             let author = ModelAuthor::new(
                 backend.as_ref(),
                 job.task.clone(),
-                ModelOptions {
-                    constrained,
-                    ..ModelOptions::default()
-                },
+                author_options(constrained),
             );
             super::runtime().block_on(job.run(&author, rounds, args.common.seed))
         }

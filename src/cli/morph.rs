@@ -2,10 +2,10 @@
 //! by the embedded recombiner or a model (`--config`), judged by Libretto's
 //! progress and copy gates.
 
-use super::workflow::{Setup, WorkflowArgs, read_score};
+use super::workflow::{Setup, WorkflowArgs, author_options, read_score};
 use super::{Exit, bad_input};
 use cantus::models::Configured;
-use cantus_libretto::workflow::model::{ModelAuthor, ModelOptions};
+use cantus_libretto::workflow::model::ModelAuthor;
 use cantus_libretto::workflow::morph::{MorphJob, MorphRequest, Recombiner};
 use std::path::PathBuf;
 
@@ -61,10 +61,7 @@ pub fn run(args: Args) -> Exit {
             let author = ModelAuthor::new(
                 backend.as_ref(),
                 job.task.clone(),
-                ModelOptions {
-                    constrained,
-                    ..ModelOptions::default()
-                },
+                author_options(constrained),
             );
             super::runtime().block_on(job.run(&author, rounds, args.common.seed))
         }

@@ -3,12 +3,11 @@
 //! concepts) or a model (`--config`), judged by the concept's challenge, novelty
 //! against the example shown and copy against the references.
 
-use super::workflow::{Setup, WorkflowArgs};
+use super::workflow::{Setup, WorkflowArgs, author_options};
 use super::{Exit, bad_input};
 use cantus::models::Configured;
 use cantus_concepts::{Answerer, Catalogue, TeachOptions, teach};
 use cantus_libretto::Calibration;
-use cantus_libretto::workflow::model::ModelOptions;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -65,10 +64,7 @@ pub fn run(args: Args) -> Exit {
         None => Answerer::Embedded,
         Some(Configured { backend, .. }) => Answerer::Model {
             backend: backend.as_ref(),
-            options: ModelOptions {
-                constrained,
-                ..ModelOptions::default()
-            },
+            options: author_options(constrained),
         },
     };
     match super::runtime().block_on(teach(concept, answerer, &options)) {

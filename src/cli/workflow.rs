@@ -10,6 +10,7 @@ use cantus::models::Configured;
 use cantus_libretto::Calibration;
 use cantus_libretto::retrieval::ReferenceSet;
 use cantus_libretto::workflow::Run;
+use cantus_libretto::workflow::model::ModelOptions;
 use cantus_music::format;
 use std::path::{Path, PathBuf};
 
@@ -44,6 +45,14 @@ pub struct WorkflowArgs {
     pub calibration: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+/// How the workflows' model author asks (`constrained`: [`Setup::constrained`]).
+pub fn author_options(constrained: bool) -> ModelOptions {
+    ModelOptions {
+        constrained,
+        ..ModelOptions::default()
+    }
 }
 
 /// What a workflow command starts from.
