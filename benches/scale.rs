@@ -3,7 +3,7 @@
 //! sampling) that repeats each run and prints medians and ratios:
 //!
 //!   cargo bench --bench scale -- overhead   the engine's overhead over a model that
-//!       answers in a fixed 100 ms (a loopback fake server): wall time of a 40-task
+//!       answers in a fixed 100 ms (a loopback fake server with keep-alive): wall time of a 40-task
 //!       harness run over (requests × 100 ms / concurrency), at concurrency 4 with
 //!       --jobs 4 and 8, and over the same requests sent through the same backend
 //!       with no engine (what the loopback server and HTTP cost by themselves)
@@ -65,7 +65,9 @@ fn overhead() {
     for jobs in [4usize, 8] {
         let (mut ratios, mut engine) = (Vec::new(), Vec::new());
         for _ in 0..3 {
-            let server = FakeServer::start(vec![Reply::Delayed(
+            // Keep-alive, as vLLM, SGLang and llama.cpp serve: the client reuses its
+            // connections, and the figure is the engine's, not a handshake's.
+            let server = FakeServer::keep_alive(vec![Reply::Delayed(
                 MODEL_DELAY,
                 Box::new(Reply::json(openai_reply(text))),
             )]);

@@ -5,9 +5,10 @@
 #
 #   scripts/measure-counterpoint.sh [--config examples/config/local.toml] [--out DIR]
 #                                   [--bin target/release/cantus] [--species "1 2"]
+#                                   [--modes "dorian phrygian ..."]
 #
 # --species limits the run to the species listed (e.g. "2": run it beside a species-1
-# run, so both are measured when time is short).
+# run, so both are measured when time is short); --modes likewise limits the cantus firmi.
 #
 # Columns: mode, position, species, released, bars, proposer calls, continue requests,
 # replans, dropped, tokens in, tokens out, seconds.
@@ -17,12 +18,14 @@ config="examples/config/local.toml"
 out="target/measure-counterpoint"
 bin="target/release/cantus"
 species_list="1 2"
+modes="dorian phrygian lydian mixolydian aeolian ionian"
 while [ $# -gt 0 ]; do
     case "$1" in
         --config) config="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --bin) bin="$2"; shift 2 ;;
         --species) species_list="$2"; shift 2 ;;
+        --modes) modes="$2"; shift 2 ;;
         *) echo "measure-counterpoint: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -30,7 +33,7 @@ mkdir -p "$out"
 tsv="$out/counterpoint.tsv"
 printf 'mode\tposition\tspecies\treleased\tbars\tcalls\tcontinues\treplans\tdropped\ttokens_in\ttokens_out\tseconds\n' > "$tsv"
 for species in $species_list; do
-    for mode in dorian phrygian lydian mixolydian aeolian ionian; do
+    for mode in $modes; do
         for position in above below; do
             run="$out/$mode-$position-$species"
             start=$(date +%s)
