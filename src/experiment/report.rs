@@ -383,16 +383,17 @@ fn markdown(
             );
         }
     }
-    md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\n| model | condition | calls/run | tokens in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\nCached is the part of the prompt tokens the server answered from its prefix cache, where it said.\n\n| model | condition | calls/run | tokens in/run | cached in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in s.cells.iter().filter(|c| c.runs > 0) {
         let k = &c.cost;
         let _ = writeln!(
             md,
-            "| {} | {} | {:.1} | {} | {} | {:.3} | {} | {} | {} | {} |",
+            "| {} | {} | {:.1} | {} | {} | {} | {:.3} | {} | {} | {} | {} |",
             c.model,
             c.condition,
             k.calls_per_run,
             num(k.tokens_in_per_run, 0),
+            num(k.tokens_cached_per_run, 0),
             num(k.tokens_out_per_run, 0),
             k.seconds_per_run,
             num(k.calls_per_delivered, 1),
@@ -430,7 +431,7 @@ fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
     );
     let mut predicates = String::from("model,condition,predicate,pass_rate\n");
     let mut cost = String::from(
-        "model,condition,calls_per_run,tokens_in_per_run,tokens_out_per_run,seconds_per_run,money_per_run,calls_per_delivered,tokens_per_delivered,seconds_per_delivered,money_per_delivered\n",
+        "model,condition,calls_per_run,tokens_in_per_run,tokens_cached_per_run,tokens_out_per_run,seconds_per_run,money_per_run,calls_per_delivered,tokens_per_delivered,seconds_per_delivered,money_per_delivered\n",
     );
     for c in &s.cells {
         let _ = writeln!(
@@ -456,11 +457,12 @@ fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
         let k = &c.cost;
         let _ = writeln!(
             cost,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             c.model,
             c.condition,
             k.calls_per_run,
             o(k.tokens_in_per_run),
+            o(k.tokens_cached_per_run),
             o(k.tokens_out_per_run),
             k.seconds_per_run,
             o(k.money_per_run),

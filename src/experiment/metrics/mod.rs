@@ -56,6 +56,9 @@ pub struct CostSummary {
     pub calls_per_run: f64,
     pub tokens_in_per_run: Option<f64>,
     pub tokens_out_per_run: Option<f64>,
+    /// Prompt tokens the server answered from its prefix cache (of `tokens_in`);
+    /// `None` when no server of the cell reported them.
+    pub tokens_cached_per_run: Option<f64>,
     pub seconds_per_run: f64,
     pub money_per_run: Option<f64>,
     /// Totals over the cell divided by the pieces delivered (strict); `None` when none was.
@@ -370,6 +373,7 @@ fn cost(runs: &[&Measured], price: Price) -> CostSummary {
     let seconds = sum(&|r| r.cost.seconds);
     let t_in = tokens(|r| r.cost.tokens_in);
     let t_out = tokens(|r| r.cost.tokens_out);
+    let t_cached = tokens(|r| r.cost.tokens_cached);
     let money = match (price.input, price.output) {
         (None, None) => None,
         (pi, po) => Some(
@@ -385,6 +389,7 @@ fn cost(runs: &[&Measured], price: Price) -> CostSummary {
         calls_per_run: calls / n,
         tokens_in_per_run: t_in.map(|t| t / n),
         tokens_out_per_run: t_out.map(|t| t / n),
+        tokens_cached_per_run: t_cached.map(|t| t / n),
         seconds_per_run: seconds / n,
         money_per_run: money.map(|m| m / n),
         calls_per_delivered: per(calls),

@@ -73,7 +73,8 @@ fn record(r: R) -> Record {
             calls: if r.condition == "harness" { 10 } else { 1 },
             tokens_in: Some(1000),
             tokens_out: Some(500),
-            tokens_cached: None,
+            // Only the harness's server says what it answered from its prefix cache.
+            tokens_cached: (r.condition == "harness").then_some(600),
             seconds: 2.0,
         },
         trace: None,
@@ -220,6 +221,12 @@ fn cost_per_run_and_per_delivered_piece_with_prices() {
     assert_eq!(h.calls_per_run, 10.0);
     assert_eq!(h.calls_per_delivered, Some(40.0 / 3.0));
     assert_eq!(h.tokens_per_delivered, Some(6000.0 / 3.0));
+    assert_eq!(h.tokens_cached_per_run, Some(600.0));
+    assert_eq!(
+        cell(&s, "raw").cost.tokens_cached_per_run,
+        None,
+        "no server said, so no figure (not zero)"
+    );
     // 1000 in × 2 + 500 out × 4 per million = 0.004 per run.
     assert!((h.money_per_run.unwrap() - 0.004).abs() < 1e-12);
     assert!((h.money_per_delivered.unwrap() - 0.016 / 3.0).abs() < 1e-12);
