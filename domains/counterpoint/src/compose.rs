@@ -7,13 +7,16 @@ use crate::gate::ExerciseGate;
 use crate::{predicates, rungs};
 use cantus_framework::{Budget, Engine, Outcome, Proposer};
 
-/// The budget: two ladder passes per note, any drop replans its bar (a dropped
-/// note is a hole the gate refuses), three replans per bar.
+/// The budget: two ladder passes per note, three replans per bar. Drops alone
+/// never replan a bar: a dropped note leaves its slot owed, the engine's continue
+/// request asks for it, and only a bar still short after that is replanned (every
+/// accepted note has passed the moment rules, so a bar that owes nothing is as
+/// clean as one written at the first try).
 pub fn budget() -> Budget {
     Budget {
         attempts_per_event: 2,
         replans_per_section: 3,
-        drop_threshold: 0.0,
+        drop_threshold: 1.0,
         deadline: None,
         max_proposer_calls: None,
     }

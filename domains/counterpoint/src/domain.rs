@@ -2,9 +2,10 @@
 //! counterpoint note, the exercise so far as the online state.
 //!
 //! Events carry their own place (bar and beat), so there is no cursor to keep in
-//! lockstep: [`Domain::skip`] records nothing, and a dropped note leaves a hole the
-//! release gate reports (`SP-rhythm`). The engine is therefore run with a drop
-//! threshold of zero, so any drop replans its bar (see [`crate::compose::budget`]).
+//! lockstep: [`Domain::skip`] records nothing. A dropped note leaves its slot owed,
+//! and the verifier refuses any later note until it is filled (`SP-rhythm` online),
+//! so the engine's continue request asks for the rest of the bar from there; only
+//! a bar still short after that replans (see [`crate::compose::budget`]).
 
 use crate::cantus::Cantus;
 use crate::exercise::{Beat, Exercise, Location, Moment, Position, Species};

@@ -43,8 +43,11 @@ impl Predicate<Counterpoint> for RulePredicate {
     }
 }
 
-/// `SP-rhythm` online: the candidate fills a slot of the species, later than the
-/// last accepted note (a dropped note may leave a gap; the gate reports it).
+/// `SP-rhythm` online: the candidate fills the species' next slot after the last
+/// accepted note. A note after a dropped one is refused too, so a bar is never left
+/// with a hole before an accepted note: what the bar still owes is then a run of
+/// slots a continue request can ask for, and every moment rule sees the notes
+/// before it in order.
 pub struct SlotOrder;
 
 impl Predicate<Counterpoint> for SlotOrder {
@@ -52,7 +55,7 @@ impl Predicate<Counterpoint> for SlotOrder {
         rules::SP_RHYTHM
     }
     fn description(&self) -> &'static str {
-        "the candidate fills a slot of the species, after the last accepted note"
+        "the candidate fills the species' next slot after the last accepted note"
     }
     fn check(
         &self,
@@ -61,27 +64,34 @@ impl Predicate<Counterpoint> for SlotOrder {
         out: &mut Vec<Violation<Location>>,
     ) {
         let place = (e.bar, e.beat);
+        let slots = ctx.spec.slots();
         let location = Location {
             bar: e.bar as u32 + 1,
             voice: crate::exercise::COUNTERPOINT_VOICE.to_owned(),
             onset: crate::exercise::Exercise::onset(e.bar, e.beat),
             from_bar: None,
         };
-        if !ctx.spec.slots().contains(&place) {
-            out.push(Violation::hard(
-                rules::SP_RHYTHM,
-                location,
-                format!("bar {} has no {:?} slot in this species", e.bar + 1, e.beat),
-            ));
-        } else if let Some(last) = ctx.state.exercise.moments.last()
-            && (last.bar, last.beat) >= place
+        let last = ctx.state.exercise.moments.last().map(|m| (m.bar, m.beat));
+        let next = slots.iter().find(|&&s| last.is_none_or(|l| s > l));
+        let why = if !slots.contains(&place) {
+            format!("bar {} has no {:?} slot in this species", e.bar + 1, e.beat)
+        } else if last.is_some_and(|l| l >= place) {
+            "this slot is already filled".to_owned()
+        } else if let Some(&(bar, beat)) = next
+            && (bar, beat) != place
         {
-            out.push(Violation::hard(
-                rules::SP_RHYTHM,
-                location,
-                "this slot is already filled".to_owned(),
-            ));
-        }
+            format!(
+                "the bar {} {} is not written yet; the notes are written in order",
+                bar + 1,
+                match beat {
+                    crate::exercise::Beat::Down => "downbeat",
+                    crate::exercise::Beat::Up => "upbeat",
+                }
+            )
+        } else {
+            return;
+        };
+        out.push(Violation::hard(rules::SP_RHYTHM, location, why));
     }
 }
 

@@ -1,6 +1,6 @@
 //! The engine paths of the counterpoint domain: a released exercise mutated into a
 //! parallel fifth is caught; the nearest-pitch rung and the proposer patch repair
-//! slips; a misplaced note is dropped and its bar replanned; the gate refuses an
+//! slips; a misplaced note is dropped and its slot asked for again; the gate refuses an
 //! altered cantus and a broken rhythm; the crate depends on the framework and the
 //! score model only.
 
@@ -196,7 +196,7 @@ fn proposer_patch_repairs_when_it_is_the_only_rung() {
 }
 
 #[test]
-fn a_misplaced_note_is_dropped_and_its_bar_replanned() {
+fn a_misplaced_note_is_dropped_and_its_slot_asked_for_again() {
     let slippy = Slippy {
         section: 3,
         shift: 0,
@@ -208,7 +208,9 @@ fn a_misplaced_note_is_dropped_and_its_bar_replanned() {
         panic!("released")
     };
     assert_eq!(trace.totals.dropped, 1, "{:?}", trace.totals);
-    assert_eq!(trace.totals.replans, 1);
+    // Its bar owes the downbeat; one continue request fills it, no replan.
+    assert_eq!(trace.totals.continues, 1, "{:?}", trace.totals);
+    assert_eq!(trace.totals.replans, 0);
     assert_eq!(
         rungs::ladder().names(),
         vec!["nearest-pitch", "proposer-patch"]
@@ -278,4 +280,48 @@ fn depends_on_framework_and_music_only() {
     for n in names.iter().filter(|n| !n.starts_with("cantus")) {
         assert!(general.contains(n), "unexpected dependency {n}");
     }
+}
+
+/// A second-species proposer that leaves out the downbeat of one bar in its first
+/// answer for that bar (section requests only): the upbeat comes alone.
+struct Gappy {
+    section: usize,
+}
+
+#[async_trait]
+impl Proposer<Counterpoint> for Gappy {
+    fn name(&self) -> &str {
+        "gappy"
+    }
+    async fn propose(
+        &self,
+        req: ProposalRequest<'_, Counterpoint>,
+    ) -> Result<Proposal<CpEvent>, ProposerError> {
+        let gap = matches!(req.kind, RequestKind::Section)
+            && req.section_index == Some(self.section)
+            && req.attempt == 0;
+        let mut p = EmbeddedProposer.propose(req).await?;
+        if gap {
+            p.events.retain(|e| e.beat == cantus_counterpoint::Beat::Up);
+        }
+        Ok(p)
+    }
+}
+
+#[test]
+fn a_note_after_a_missing_one_waits_and_the_continue_request_fills_the_bar_in_order() {
+    let a = Assignment::new(
+        Cantus::fux(ModeName::Dorian),
+        Species::Second,
+        Position::Above,
+    );
+    let outcome = block_on(compose(a, 3, &Gappy { section: 3 }));
+    let Outcome::Released { trace, .. } = outcome else {
+        panic!("released")
+    };
+    // The lone upbeat is refused (its downbeat is not written yet), so the bar owes
+    // both beats and one continue request asks for them, in order.
+    assert_eq!(trace.totals.continues, 1, "{:?}", trace.totals);
+    assert_eq!(trace.totals.dropped, 1, "{:?}", trace.totals);
+    assert_eq!(trace.totals.replans, 0, "{:?}", trace.totals);
 }

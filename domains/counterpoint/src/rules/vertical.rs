@@ -1,7 +1,8 @@
 //! Vertical rules: what may sound together.
 
 use super::{Flag, describe};
-use crate::exercise::{Beat, Exercise};
+use crate::exercise::{Beat, Exercise, Position};
+use crate::pitch::{Interval, Note};
 
 fn flag(ex: &Exercise, i: usize, reason: String, out: &mut Vec<Flag>) {
     out.push(Flag {
@@ -69,6 +70,25 @@ pub(super) fn upbeat_passing(ex: &Exercise, i: usize, out: &mut Vec<Flag>) {
         );
         flag(ex, i, why, out);
     }
+    // Online, before the note after it is written, a passing tone must still have
+    // somewhere to pass to: the second on in its direction lands on the next bar's
+    // downbeat, which must be a consonance with the cantus there. Where neither second
+    // is, the upbeat is already lost, and saying so now lets its own bar repair it
+    // (a later bar's replans cannot). A whole exercise has the note after every
+    // upbeat, so the gate never needs this half.
+    if dissonant_upbeat(i)
+        && i + 1 == ex.moments.len()
+        && let Some(approach) = step(ex, i)
+        && let Some(&next) = ex.cantus.get(ex.moments[i].bar + 1)
+        && !can_pass(ex, i, approach, next)
+    {
+        let why = format!(
+            "{} on the upbeat is a passing tone with nowhere to pass: a second {} is a dissonance over the next bar's {next}",
+            describe(ex, i),
+            if approach > 0 { "up" } else { "down" }
+        );
+        flag(ex, i, why, out);
+    }
     if let Some(p) = i.checked_sub(1)
         && dissonant_upbeat(p)
         && let Some(approach) = step(ex, p)
@@ -83,6 +103,24 @@ pub(super) fn upbeat_passing(ex: &Exercise, i: usize, out: &mut Vec<Flag>) {
             ),
         });
     }
+}
+
+/// Whether a second from moment `i`'s counterpoint in `direction` (±1) makes a
+/// consonance with `cantus`, the next bar's note.
+fn can_pass(ex: &Exercise, i: usize, direction: i32, cantus: Note) -> bool {
+    let from = ex.moments[i].counterpoint;
+    [1, 2].iter().any(|&semitones| {
+        let Ok(midi) = u8::try_from(i32::from(from.midi) + direction * semitones) else {
+            return false;
+        };
+        let to = ex.modality.note(midi);
+        let (upper, lower) = match ex.position {
+            Position::Above => (to, cantus),
+            Position::Below => (cantus, to),
+        };
+        Interval::between(from, to).steps == direction
+            && Interval::between(lower, upper).is_consonant()
+    })
 }
 
 /// FS-V-spacing: more than a twelfth apart.
@@ -116,5 +154,53 @@ pub(super) fn prefer_imperfect(ex: &Exercise, out: &mut Vec<Flag>) {
                 downs.len()
             ),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cantus::Cantus;
+    use crate::domain::Assignment;
+    use crate::exercise::{Beat, Exercise, Moment, Position, Species};
+    use crate::pitch::ModeName;
+
+    /// Fux's Dorian cantus (D F E D G F A G F E D), second species above, with the
+    /// counterpoint's bar 2 (the cantus's F4; E4 follows) as `down` then `up`.
+    fn bar_two(down: u8, up: u8) -> Exercise {
+        let a = Assignment::new(
+            Cantus::fux(ModeName::Dorian),
+            Species::Second,
+            Position::Above,
+        );
+        let mut ex = a.empty_exercise();
+        for (beat, midi) in [(Beat::Down, down), (Beat::Up, up)] {
+            ex.moments.push(Moment {
+                bar: 1,
+                beat,
+                onset: Exercise::onset(1, beat),
+                cantus: ex.cantus[1],
+                counterpoint: ex.modality.note(midi),
+            });
+        }
+        ex
+    }
+
+    fn passing_flags(ex: &Exercise) -> Vec<String> {
+        crate::rules::judge_moment(ex, ex.moments.len() - 1)
+            .into_iter()
+            .filter(|f| f.predicate.as_str() == "SS-upbeat-passing")
+            .map(|f| f.reason)
+            .collect()
+    }
+
+    #[test]
+    fn a_passing_tone_with_nowhere_to_pass_is_refused_before_the_next_bar() {
+        // A5 (M10 over F4) down to G5 (M9, dissonant): the second on, F5, is a
+        // minor ninth over the next bar's E4 — no consonance to pass to.
+        let flags = passing_flags(&bar_two(81, 79));
+        assert_eq!(flags.len(), 1, "{flags:?}");
+        assert!(flags[0].contains("nowhere to pass"), "{flags:?}");
+        // A4 (M3) up to B4 (A4, dissonant): on to C5, a minor sixth over E4.
+        assert_eq!(passing_flags(&bar_two(69, 71)), Vec::<String>::new());
     }
 }
