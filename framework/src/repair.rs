@@ -65,6 +65,16 @@ pub trait RepairRung<D: Domain>: Send + Sync {
         candidate: &D::Event,
         violations: &[Violation<D::Location>],
     ) -> RungAction<D>;
+    /// `Some(n)`: once the rung has had at least `n` proposer answers in a run and
+    /// fewer than 1 in `n` of them repaired the event, it is retired for the rest of
+    /// that run (`None`, the default: never). Only a rung that asks the proposer
+    /// spends calls, so only such a rung needs a limit: a model that cannot patch a
+    /// kind of fault keeps failing at it, and the drop it ends in is better reached
+    /// without the calls (the section's continue request or replan asks
+    /// differently).
+    fn retires_after(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A rung that always defers to the proposer with a fixed scope: the model-patch
@@ -72,12 +82,24 @@ pub trait RepairRung<D: Domain>: Send + Sync {
 pub struct AskProposer {
     name: &'static str,
     scope: PatchScope,
+    retire_after: Option<u32>,
 }
 
 impl AskProposer {
-    /// A rung named `name` asking for a patch of `scope`.
+    /// A rung named `name` asking for a patch of `scope`, never retired.
     pub const fn new(name: &'static str, scope: PatchScope) -> Self {
-        AskProposer { name, scope }
+        AskProposer {
+            name,
+            scope,
+            retire_after: None,
+        }
+    }
+
+    /// The same rung, retired for the rest of a run once at least `n` answers have
+    /// repaired fewer than 1 in `n` (see [`RepairRung::retires_after`]).
+    pub const fn retiring_after(mut self, n: u32) -> Self {
+        self.retire_after = Some(n);
+        self
     }
 }
 
@@ -92,6 +114,9 @@ impl<D: Domain> RepairRung<D> for AskProposer {
         _violations: &[Violation<D::Location>],
     ) -> RungAction<D> {
         RungAction::AskProposer(self.scope)
+    }
+    fn retires_after(&self) -> Option<u32> {
+        self.retire_after
     }
 }
 

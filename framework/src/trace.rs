@@ -216,6 +216,10 @@ pub struct Totals {
     /// Section attempts that ended short (owing positions) after their continues.
     #[serde(skip_serializing_if = "is_zero")]
     pub short_sections: u64,
+    /// Rungs retired for the rest of the run when their proposer answers repaired
+    /// too few ([`crate::RepairRung::retires_after`]), in the order retired.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rungs_retired: Vec<String>,
 }
 
 fn is_zero<N: Default + PartialEq>(n: &N) -> bool {

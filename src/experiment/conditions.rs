@@ -10,12 +10,11 @@
 //! is recorded as not applicable — never run as something else.
 
 use cantus_framework::{
-    AskOptions, AskProposer, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest,
-    PatchScope, async_trait,
+    AskOptions, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest, async_trait,
 };
 use cantus_twelve_tone::TwelveTone;
 use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
-use cantus_twelve_tone::rungs::{Retime, Trim, Yield};
+use cantus_twelve_tone::rungs::{MODEL_PATCH, REWRITE_SEGMENT, Retime, Trim, Yield};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -129,10 +128,8 @@ impl Condition {
             RungName::Trim => ladder.then(Trim),
             RungName::Yield => ladder.then(Yield),
             RungName::Retime => ladder.then(Retime),
-            RungName::ModelPatch => ladder.then(AskProposer::new("model-patch", PatchScope::Event)),
-            RungName::RewriteSegment => {
-                ladder.then(AskProposer::new("rewrite-segment", PatchScope::Segment))
-            }
+            RungName::ModelPatch => ladder.then(MODEL_PATCH),
+            RungName::RewriteSegment => ladder.then(REWRITE_SEGMENT),
         })
     }
 

@@ -19,8 +19,13 @@ use cantus_framework::{
 pub fn ladder() -> Ladder<Counterpoint> {
     Ladder::new()
         .then(NearestPitch)
-        .then(AskProposer::new("proposer-patch", PatchScope::Event))
+        .then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(FRUITLESS_ASKS))
 }
+
+/// The patch rung is retired for the rest of a run once at least this many of its
+/// answers have repaired fewer than 1 in this many (as the twelve-tone domain's
+/// model rungs).
+pub const FRUITLESS_ASKS: u32 = 16;
 
 /// Whether pitch class `pc` may be used in `bar`: the mode's notes, and in the
 /// penultimate bar the cadence's ficta (see [`Modality::cadence_ficta`](crate::pitch::Modality::cadence_ficta)).

@@ -325,3 +325,96 @@ fn a_note_after_a_missing_one_waits_and_the_continue_request_fills_the_bar_in_or
     assert_eq!(trace.totals.dropped, 1, "{:?}", trace.totals);
     assert_eq!(trace.totals.replans, 0, "{:?}", trace.totals);
 }
+
+/// Answers sections like the embedded proposer but a semitone off at every bar's
+/// first note, and every patch with that same wrong note: its patches never repair.
+struct Stubborn;
+
+#[async_trait]
+impl Proposer<Counterpoint> for Stubborn {
+    fn name(&self) -> &str {
+        "stubborn"
+    }
+    async fn propose(
+        &self,
+        req: ProposalRequest<'_, Counterpoint>,
+    ) -> Result<Proposal<CpEvent>, ProposerError> {
+        if let RequestKind::Patch { candidate, .. } = &req.kind {
+            return Ok(Proposal::new(vec![**candidate]));
+        }
+        let mut p = EmbeddedProposer.propose(req).await?;
+        if let Some(e) = p.events.first_mut() {
+            e.midi += 1;
+            e.spelling = cantus_music::Spelling::sharp_default(e.midi % 12);
+        }
+        Ok(p)
+    }
+}
+
+#[test]
+fn a_patch_rung_that_keeps_repairing_nothing_is_retired_for_the_rest_of_the_run() {
+    let a = dorian_first();
+    let engine = Engine::new(
+        Counterpoint,
+        predicates::verifier(a.species),
+        Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(3)),
+        ExerciseGate(a.species),
+    )
+    .with_budget(cantus_counterpoint::compose::budget());
+    let outcome = block_on(engine.run(&a, &Stubborn, 5));
+    let trace = outcome.trace();
+    let patches = trace
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(e, cantus_framework::Entry::Call(c) if c.request == cantus_framework::RequestType::Patch)
+        })
+        .count();
+    assert_eq!(
+        patches, 3,
+        "three fruitless patches (under 1 in 3), then no more"
+    );
+    assert_eq!(
+        trace.totals.rungs_retired,
+        vec!["proposer-patch".to_owned()]
+    );
+    let retired_steps = trace
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            cantus_framework::Entry::Event(c) => Some(c),
+            _ => None,
+        })
+        .flat_map(|c| &c.steps)
+        .filter(|s| {
+            s.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("retired for the rest of the run"))
+        })
+        .count();
+    assert!(retired_steps > 0, "later events say why no patch was asked");
+}
+
+#[test]
+fn a_patch_rung_that_repairs_is_never_retired() {
+    // Slippy's patches come back clean: a yield of 1 in 1.
+    let a = dorian_first();
+    let engine = Engine::new(
+        Counterpoint,
+        predicates::verifier(a.species),
+        Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(1)),
+        ExerciseGate(a.species),
+    )
+    .with_budget(cantus_counterpoint::compose::budget());
+    let slippy = Slippy {
+        section: 2,
+        shift: 1,
+        first_attempt_only: false,
+        misplace: false,
+    };
+    let outcome = block_on(engine.run(&a, &slippy, 5));
+    let Outcome::Released { trace, .. } = outcome else {
+        panic!("released")
+    };
+    assert!(trace.totals.rungs_retired.is_empty(), "{:?}", trace.totals);
+}

@@ -29,14 +29,29 @@ use num_traits::Signed;
 
 type Vs = [Violation<Location>];
 
+/// A model rung is retired for the rest of a run once at least this many of its
+/// answers have repaired fewer than 1 in this many. Measured over 38 bank briefs:
+/// SmolLM2's 265 patches repaired nothing and its 265 segment rewrites 4 events
+/// (64% of all its calls), while the embedded proposer's patches repair 31% and
+/// its rewrites 58% (82 bank runs), and stay.
+pub const FRUITLESS_ASKS: u32 = 16;
+
+/// The proposer's patch of one event.
+pub const MODEL_PATCH: AskProposer =
+    AskProposer::new("model-patch", PatchScope::Event).retiring_after(FRUITLESS_ASKS);
+
+/// The proposer's rewrite of an event and the rest of its segment.
+pub const REWRITE_SEGMENT: AskProposer =
+    AskProposer::new("rewrite-segment", PatchScope::Segment).retiring_after(FRUITLESS_ASKS);
+
 /// The ladder in order.
 pub fn ladder() -> Ladder<TwelveTone> {
     Ladder::new()
         .then(Trim)
         .then(Yield)
         .then(Retime)
-        .then(AskProposer::new("model-patch", PatchScope::Event))
-        .then(AskProposer::new("rewrite-segment", PatchScope::Segment))
+        .then(MODEL_PATCH)
+        .then(REWRITE_SEGMENT)
 }
 
 /// Whether `other` (in voice `u`) conflicts with `e`: shares a pitch class or crosses it.

@@ -7,6 +7,7 @@ use crate::domain::Domain;
 use crate::gate::GateReport;
 use crate::predicate::{CheckContext, Verdict};
 use crate::proposer::{Feedback, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind};
+use crate::repair::RepairRung;
 use crate::trace::{CallRecord, Entry, RunHeader, RunMode, Totals, Trace, TraceOf};
 use std::time::Instant;
 
@@ -27,6 +28,12 @@ pub(crate) struct Called<E> {
     pub(crate) events: Vec<E>,
 }
 
+/// Whether a rung with `asked` answers of which `repaired` repaired has a yield under
+/// 1 in `n`, after at least `n` answers.
+fn fruitless(n: u32, asked: u32, repaired: u32) -> bool {
+    asked >= n && repaired.saturating_mul(n) < asked
+}
+
 /// The state of one run of the engine.
 pub(crate) struct Run<'r, D: Domain> {
     pub(crate) engine: &'r Engine<D>,
@@ -39,6 +46,8 @@ pub(crate) struct Run<'r, D: Domain> {
     pub(crate) entries: Vec<Entry<D::Event, D::Location, D::Amendment>>,
     pub(crate) totals: Totals,
     header: RunHeader,
+    /// Per rung that may retire: its proposer answers, and how many repaired.
+    asks: std::collections::BTreeMap<&'static str, (u32, u32)>,
 }
 
 impl<'r, D: Domain> Run<'r, D> {
@@ -80,6 +89,32 @@ impl<'r, D: Domain> Run<'r, D> {
             entries: Vec::new(),
             totals: Totals::default(),
             header,
+            asks: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Why `rung` asks the proposer no more in this run, if it is retired.
+    pub(crate) fn retired(&self, rung: &dyn RepairRung<D>) -> Option<String> {
+        let n = rung.retires_after()?;
+        let (asked, repaired) = self.asks.get(rung.name()).copied().unwrap_or((0, 0));
+        fruitless(n, asked, repaired).then(|| {
+            format!(
+                "retired for the rest of the run: {repaired} of its {asked} proposer answers repaired the event (under 1 in {n})"
+            )
+        })
+    }
+
+    /// Counts one proposer answer of `rung`, and retires it when its yield has
+    /// fallen under 1 in [`RepairRung::retires_after`].
+    pub(crate) fn answered(&mut self, rung: &dyn RepairRung<D>, repaired: bool) {
+        let Some(n) = rung.retires_after() else {
+            return;
+        };
+        let (asked, ok) = self.asks.entry(rung.name()).or_default();
+        *asked += 1;
+        *ok += u32::from(repaired);
+        if fruitless(n, *asked, *ok) {
+            self.totals.rungs_retired.push(rung.name().to_owned());
         }
     }
 

@@ -255,6 +255,11 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
                         (event, amendments, None)
                     }
                     RungAction::AskProposer(scope) => {
+                        if let Some(why) = self.run.retired(&**rung) {
+                            step.reason = Some(why);
+                            steps.push(step);
+                            continue;
+                        }
                         step.action = StepAction::AskProposer;
                         match self
                             .ask(state, &current, &violations, scope, pass, pending)
@@ -265,6 +270,9 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
                                 (answer.event, Vec::new(), answer.rest)
                             }
                             Err(unanswered) => {
+                                if unanswered.call.is_some() {
+                                    self.run.answered(&**rung, false);
+                                }
                                 step.call = unanswered.call;
                                 step.reason = Some(unanswered.reason);
                                 steps.push(step);
@@ -273,6 +281,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
                         }
                     }
                 };
+                let asked = step.call.is_some();
                 let inverses: Vec<D::Amendment> =
                     amendments.iter().map(|a| a.apply(state)).collect();
                 let verdict = self.run.verify(state, self.index, &event);
@@ -285,6 +294,9 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
                 step.verdict = verdict.violations.clone();
                 step.kept = clean || better;
                 steps.push(step);
+                if asked {
+                    self.run.answered(&**rung, clean);
+                }
                 if clean {
                     if let Some(rest) = rest {
                         pending.clear();
