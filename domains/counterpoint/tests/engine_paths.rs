@@ -138,6 +138,22 @@ impl Proposer<Counterpoint> for Slippy {
     }
 }
 
+/// The proposer's patch as a rung.
+fn patch_rung() -> AskProposer {
+    AskProposer::new("proposer-patch", PatchScope::Event)
+}
+
+/// The counterpoint engine for `a` with `rung` as its only rung.
+fn patch_only(a: &Assignment, rung: AskProposer) -> Engine<Counterpoint> {
+    Engine::new(
+        Counterpoint,
+        predicates::verifier(a.species),
+        Ladder::new().then(rung),
+        ExerciseGate(a.species),
+    )
+    .with_budget(cantus_counterpoint::compose::budget())
+}
+
 fn dorian_first() -> Assignment {
     Assignment::new(
         Cantus::fux(ModeName::Dorian),
@@ -170,13 +186,7 @@ fn nearest_pitch_rung_repairs_a_slip() {
 #[test]
 fn proposer_patch_repairs_when_it_is_the_only_rung() {
     let a = dorian_first();
-    let engine = Engine::new(
-        Counterpoint,
-        predicates::verifier(a.species),
-        Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event)),
-        ExerciseGate(a.species),
-    )
-    .with_budget(cantus_counterpoint::compose::budget());
+    let engine = patch_only(&a, patch_rung());
     let slippy = Slippy {
         section: 2,
         shift: 1,
@@ -354,13 +364,7 @@ impl Proposer<Counterpoint> for Stubborn {
 #[test]
 fn a_patch_rung_that_keeps_repairing_nothing_is_retired_for_the_rest_of_the_run() {
     let a = dorian_first();
-    let engine = Engine::new(
-        Counterpoint,
-        predicates::verifier(a.species),
-        Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(3)),
-        ExerciseGate(a.species),
-    )
-    .with_budget(cantus_counterpoint::compose::budget());
+    let engine = patch_only(&a, patch_rung().retiring_after(3));
     let outcome = block_on(engine.run(&a, &Stubborn, 5));
     let trace = outcome.trace();
     let patches = trace
@@ -399,13 +403,7 @@ fn a_patch_rung_that_keeps_repairing_nothing_is_retired_for_the_rest_of_the_run(
 fn a_patch_rung_that_repairs_is_never_retired() {
     // Slippy's patches come back clean: a yield of 1 in 1.
     let a = dorian_first();
-    let engine = Engine::new(
-        Counterpoint,
-        predicates::verifier(a.species),
-        Ladder::new().then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(1)),
-        ExerciseGate(a.species),
-    )
-    .with_budget(cantus_counterpoint::compose::budget());
+    let engine = patch_only(&a, patch_rung().retiring_after(1));
     let slippy = Slippy {
         section: 2,
         shift: 1,
