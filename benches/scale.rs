@@ -46,8 +46,8 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Runs `file` into a fresh `out` at `jobs`; wall seconds.
-fn run_experiment(file: &Path, out: &Path, jobs: usize) -> f64 {
+/// Runs `file` into a fresh `out` at `jobs`; when it started, and its wall seconds.
+fn run_experiment(file: &Path, out: &Path, jobs: usize) -> (Instant, f64) {
     let _ = std::fs::remove_dir_all(out);
     let exp = Experiment::load(file).unwrap_or_else(|e| panic!("{e}"));
     let plan = Plan {
@@ -56,7 +56,7 @@ fn run_experiment(file: &Path, out: &Path, jobs: usize) -> f64 {
     };
     let started = Instant::now();
     run(&exp, out, plan, &|_, _| {}).unwrap_or_else(|e| panic!("{e}"));
-    started.elapsed().as_secs_f64()
+    (started, started.elapsed().as_secs_f64())
 }
 
 fn overhead() {
@@ -88,15 +88,24 @@ fn overhead() {
                  [[models]]\nname = \"fake\"\nconfig = \"model.toml\"\n",
             )
             .unwrap();
-            let wall = run_experiment(&file, &dir.join("out"), jobs);
-            let requests = server.count();
+            let (started, wall) = run_experiment(&file, &dir.join("out"), jobs);
+            let seen = server.seen();
+            let requests = seen.len();
+            // Where the time beyond the ideal goes: before the first request reached
+            // the server, and after the last reply was due.
+            let first = seen.iter().map(|s| s.received).min().unwrap();
+            let last = seen.iter().map(|s| s.received).max().unwrap() + MODEL_DELAY;
+            let lead = (first - started).as_secs_f64() * 1e3;
+            let tail = (wall - (last - started).as_secs_f64()) * 1e3;
             let ideal = requests as f64 * MODEL_DELAY.as_secs_f64() / f64::from(CONCURRENCY);
             // The same number of requests through the same backend with no engine at
             // all: what the loopback server and HTTP cost on their own.
             let bare = bare_requests(&file, requests);
             println!(
-                "overhead --jobs {jobs}: {requests} requests, wall {wall:.2} s, \
-                 ideal {ideal:.2} s, ratio {:.4}; the requests alone {bare:.2} s, ratio {:.4}",
+                "overhead --jobs {jobs}: {requests} requests, wall {wall:.3} s, \
+                 ideal {ideal:.2} s, ratio {:.4} (first request after {lead:.1} ms, \
+                 {tail:.1} ms after the last reply was due); \
+                 the requests alone {bare:.3} s, ratio {:.4}",
                 wall / ideal,
                 wall / bare
             );
@@ -213,7 +222,7 @@ fn local() {
     let mut base = None;
     for jobs in [1usize, 2, 4] {
         let out = dir.join(format!("j{jobs}"));
-        let wall = run_experiment(&file, &out, jobs);
+        let (_, wall) = run_experiment(&file, &out, jobs);
         let (_, records, _) = read_results(&results_path(&out)).unwrap();
         let delivered = records.iter().filter(|r| r.released()).count();
         let calls: u64 = records.iter().map(|r| r.cost.calls).sum();

@@ -19,7 +19,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the server does with one connection, after reading the request.
 #[derive(Clone, Debug)]
@@ -77,6 +77,9 @@ pub struct Seen {
     /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// When the server had read the whole request (benchmarks split a run's wall
+    /// time into the wait for its first request, the requests, and what follows).
+    pub received: Instant,
 }
 
 impl Seen {
@@ -393,6 +396,7 @@ fn read_message(stream: &mut TcpStream, is_request: bool) -> Option<Seen> {
         path: path.to_string(),
         headers,
         body,
+        received: Instant::now(),
     })
 }
 

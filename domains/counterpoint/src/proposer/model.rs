@@ -111,9 +111,8 @@ fn in_place(ex: &Exercise, (bar, beat): (usize, Beat)) -> Vec<Note> {
         .collect()
 }
 
-/// `ex` with note `n` at `slot` after its accepted notes, if that breaks no hard
-/// moment rule.
-fn with(ex: &Exercise, (bar, beat): (usize, Beat), n: Note) -> Option<Exercise> {
+/// `ex` with note `n` at `slot` after its accepted notes.
+fn placed(ex: &Exercise, (bar, beat): (usize, Beat), n: Note) -> Option<Exercise> {
     let cantus = *ex.cantus.get(bar)?;
     let mut trial = ex.clone();
     trial.moments.push(Moment {
@@ -123,6 +122,13 @@ fn with(ex: &Exercise, (bar, beat): (usize, Beat), n: Note) -> Option<Exercise> 
         cantus,
         counterpoint: n,
     });
+    Some(trial)
+}
+
+/// `ex` with note `n` at `slot` after its accepted notes, if that breaks no hard
+/// moment rule.
+fn with(ex: &Exercise, slot: (usize, Beat), n: Note) -> Option<Exercise> {
+    let trial = placed(ex, slot, n)?;
     let i = trial.moments.len() - 1;
     let broken = crate::rules::judge_moment(&trial, i)
         .iter()
@@ -140,51 +146,142 @@ fn next_slot(ex: &Exercise, (bar, beat): (usize, Beat)) -> Option<(usize, Beat)>
     (next.0 < ex.cantus.len()).then_some(next)
 }
 
-/// The note names the grammar offers at each of `slots` (`None`: any note name):
-/// the notes [`offered`] there, at the first slot of a patch or rewrite not the
-/// `refused` pitch while another remains — a refused note is not asked for again.
-fn alternatives(
-    ex: &Exercise,
-    slots: &[(usize, Beat)],
-    refused: Option<u8>,
-) -> Vec<Option<Vec<String>>> {
-    slots
+/// The slots of the exercise after `slot`, to the final.
+fn slots_after(ex: &Exercise, slot: (usize, Beat)) -> Vec<(usize, Beat)> {
+    std::iter::successors(next_slot(ex, slot), |&s| next_slot(ex, s)).collect()
+}
+
+/// Search nodes a completion check may visit; past them the note is offered (the
+/// check is a filter for dead ends, never the judge).
+const COMPLETION_NODES: usize = 2_000;
+
+/// The `notes` at `slot` from which the rest of the exercise can still reach a
+/// cadence the gate releases ([`super::search::completable`]); all of them when
+/// none can, so that the model is still asked and the verifier still judges.
+fn leading_on(ex: &Exercise, slot: (usize, Beat), notes: Vec<Note>) -> (Vec<Note>, bool) {
+    let rest = slots_after(ex, slot);
+    let open: Vec<Note> = notes
         .iter()
-        .enumerate()
-        .map(|(k, &slot)| {
-            let mut notes = offered(ex, slot, k == 0);
-            if k == 0 && notes.iter().any(|n| Some(n.midi) != refused) {
-                notes.retain(|n| Some(n.midi) != refused);
-            }
-            (!notes.is_empty()).then(|| notes.iter().map(ToString::to_string).collect())
+        .copied()
+        .filter(|&n| {
+            placed(ex, slot, n).is_none_or(|trial| {
+                super::search::completable(&trial, &rest, COMPLETION_NODES) != Some(false)
+            })
         })
-        .collect()
+        .collect();
+    if open.is_empty() {
+        (notes, false)
+    } else {
+        (open, true)
+    }
+}
+
+/// The note names a constrained reply may give. The request's first two slots are
+/// a tree — what is clean at the second, and still leads to a releasable cadence,
+/// depends on the note before it — and each later slot offers its own notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Offer {
+    /// Each note of the first slot with the notes the second may take after it
+    /// (empty when the request has one slot). Empty: any note name at both.
+    pairs: Vec<(String, Vec<String>)>,
+    /// The slots after the second: each its notes, `None` for any note name.
+    later: Vec<Option<Vec<String>>>,
+    /// How many slots the request asks for.
+    slots: usize,
+}
+
+/// What the grammar offers for `slots` after the accepted notes of `ex`: the
+/// notes [`offered`] at each, the first two only where the exercise can still be
+/// finished from them ([`leading_on`]); at the first slot of a patch or rewrite not
+/// the `refused` pitch while another remains — a refused note is not asked for again.
+fn offer(ex: &Exercise, slots: &[(usize, Beat)], refused: Option<u8>) -> Offer {
+    let names = |notes: &[Note]| notes.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let Some(&first) = slots.first() else {
+        return Offer {
+            pairs: Vec::new(),
+            later: Vec::new(),
+            slots: 0,
+        };
+    };
+    let mut firsts = offered(ex, first, true);
+    if firsts.iter().any(|n| Some(n.midi) != refused) {
+        firsts.retain(|n| Some(n.midi) != refused);
+    }
+    let (firsts, _) = leading_on(ex, first, firsts);
+    let mut pairs: Vec<(String, Vec<String>, bool)> = firsts
+        .into_iter()
+        .map(|n| match (slots.get(1), placed(ex, first, n)) {
+            (Some(&second), Some(trial)) => {
+                let (seconds, open) = leading_on(&trial, second, offered(&trial, second, true));
+                (n.to_string(), names(&seconds), open)
+            }
+            _ => (n.to_string(), Vec::new(), true),
+        })
+        .collect();
+    // A first note after which no second note leads on goes, while another remains.
+    if pairs.iter().any(|p| p.2) {
+        pairs.retain(|p| p.2);
+    }
+    let later = slots
+        .iter()
+        .skip(2)
+        .map(|&slot| {
+            let notes = offered(ex, slot, false);
+            (!notes.is_empty()).then(|| names(&notes))
+        })
+        .collect();
+    Offer {
+        pairs: pairs.into_iter().map(|(n, s, _)| (n, s)).collect(),
+        later,
+        slots: slots.len(),
+    }
 }
 
 const ANY_NOTE: &str = "[A-G] (\"#\" | \"b\")? [0-9]";
 
-/// The GBNF grammar of an answer naming one note for each slot, separated by
-/// spaces, each among its [`alternatives`].
-fn grammar(alternatives: &[Option<Vec<String>>]) -> String {
-    let mut g = String::from("root ::= ");
-    let names: Vec<String> = (0..alternatives.len().max(1))
-        .map(|k| format!("n{k}"))
-        .collect();
-    g.push_str(&names.join(" \" \" "));
-    g.push('\n');
-    for (k, names) in alternatives.iter().enumerate() {
-        let body = match names {
-            None => ANY_NOTE.to_owned(),
-            Some(names) => names
-                .iter()
-                .map(|n| gbnf_literal(n))
-                .collect::<Vec<_>>()
-                .join(" | "),
-        };
-        g.push_str(&format!("n{k} ::= {body}\n"));
+/// A GBNF alternation of `names`, or any note name when there are none.
+fn choice(names: &[String]) -> String {
+    if names.is_empty() {
+        return ANY_NOTE.to_owned();
     }
-    if alternatives.is_empty() {
-        g.push_str(&format!("n0 ::= {ANY_NOTE}\n"));
+    names
+        .iter()
+        .map(|n| gbnf_literal(n))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The GBNF grammar of an answer naming one note for each slot of `offer`,
+/// separated by spaces.
+fn grammar(offer: &Offer) -> String {
+    let mut g = String::from("root ::= head");
+    for k in 0..offer.later.len() {
+        g.push_str(&format!(" \" \" n{}", k + 2));
+    }
+    g.push('\n');
+    if offer.pairs.is_empty() {
+        g.push_str(&format!("head ::= {ANY_NOTE}"));
+        if offer.slots > 1 {
+            g.push_str(&format!(" \" \" {ANY_NOTE}"));
+        }
+        g.push('\n');
+    } else if offer.slots < 2 {
+        let firsts: Vec<String> = offer.pairs.iter().map(|p| p.0.clone()).collect();
+        g.push_str(&format!("head ::= {}\n", choice(&firsts)));
+    } else {
+        let heads: Vec<String> = (0..offer.pairs.len()).map(|i| format!("h{i}")).collect();
+        g.push_str(&format!("head ::= {}\n", heads.join(" | ")));
+        for (i, (first, seconds)) in offer.pairs.iter().enumerate() {
+            g.push_str(&format!(
+                "h{i} ::= {} \" \" ({})\n",
+                gbnf_literal(first),
+                choice(seconds)
+            ));
+        }
+    }
+    for (k, names) in offer.later.iter().enumerate() {
+        let body = names.as_deref().map_or_else(|| ANY_NOTE.to_owned(), choice);
+        g.push_str(&format!("n{} ::= {body}\n", k + 2));
     }
     g
 }
@@ -192,7 +289,7 @@ fn grammar(alternatives: &[Option<Vec<String>>]) -> String {
 /// Whether `text` is what [`grammar`] admits (a cut-off reply: a prefix of it),
 /// so that a server ignoring the grammar is recorded as not honouring it even
 /// when the lenient reader can use the reply.
-fn admits(alternatives: &[Option<Vec<String>>], text: &str, truncated: bool) -> bool {
+fn admits(offer: &Offer, text: &str, truncated: bool) -> bool {
     let any = |t: &str| {
         let b = t.as_bytes();
         matches!(b.first(), Some(b'A'..=b'G'))
@@ -203,27 +300,42 @@ fn admits(alternatives: &[Option<Vec<String>>], text: &str, truncated: bool) -> 
             }
     };
     let tokens: Vec<&str> = text.split(' ').collect();
-    if tokens.len() > alternatives.len() || (!truncated && tokens.len() != alternatives.len()) {
+    if tokens.len() > offer.slots || (!truncated && tokens.len() != offer.slots) {
         return false;
     }
     let last = tokens.len() - 1;
+    // A token is whole among `names` (any note when there are none), or, cut off at
+    // the token limit, the start of one of them.
+    let fits = |k: usize, t: &str, names: &[String]| {
+        let whole = if names.is_empty() {
+            any(t)
+        } else {
+            names.iter().any(|n| n == t)
+        };
+        whole
+            || (truncated
+                && k == last
+                && (names.is_empty() || names.iter().any(|n| n.starts_with(t))))
+    };
+    let firsts: Vec<String> = offer.pairs.iter().map(|p| p.0.clone()).collect();
+    if !fits(0, tokens[0], &firsts) {
+        return false;
+    }
+    if let Some(second) = tokens.get(1) {
+        let seconds = offer
+            .pairs
+            .iter()
+            .find(|p| p.0 == tokens[0])
+            .map_or(&[][..], |p| &p.1[..]);
+        if !fits(1, second, seconds) {
+            return false;
+        }
+    }
     tokens
         .iter()
-        .zip(alternatives)
         .enumerate()
-        .all(|(k, (t, names))| {
-            let whole = match names {
-                None => any(t),
-                Some(names) => names.iter().any(|n| n == t),
-            };
-            // A cut-off reply may end part-way through its last note.
-            whole
-                || (truncated
-                    && k == last
-                    && names
-                        .as_ref()
-                        .is_none_or(|names| names.iter().any(|n| n.starts_with(t))))
-        })
+        .skip(2)
+        .all(|(k, t)| fits(k, t, offer.later[k - 2].as_deref().unwrap_or(&[])))
 }
 
 /// The pitch a patch or rewrite request refused, if it is one.
@@ -389,8 +501,8 @@ impl Proposer<Counterpoint> for ModelProposer {
         let offered = self
             .options
             .constrained
-            .then(|| alternatives(&req.state.exercise, &slots, refused(&req)));
-        let constraint = offered.as_deref().map(|a| Constraint::Gbnf(grammar(a)));
+            .then(|| offer(&req.state.exercise, &slots, refused(&req)));
+        let constraint = offered.as_ref().map(|o| Constraint::Gbnf(grammar(o)));
         let mut request = ModelRequest::new(prompt(&req, &slots));
         request.constraint = constraint.clone();
         request.sampling = Sampling {
@@ -418,8 +530,8 @@ impl Proposer<Counterpoint> for ModelProposer {
                 .map_err(|e| ProposerError::from_model(&self.backend.name(), e))?;
             if let Some(notes) = read_reply(&reply.text, slots.len(), reply.truncated()) {
                 let honoured = offered
-                    .as_deref()
-                    .map(|a| admits(a, reply.text.trim_end(), reply.truncated()));
+                    .as_ref()
+                    .map(|o| admits(o, reply.text.trim_end(), reply.truncated()));
                 let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
                 let events = slots
                     .iter()
@@ -536,15 +648,70 @@ mod tests {
         );
         let ex = a.empty_exercise();
         let slots = a.slots();
-        let g = grammar(&alternatives(&ex, &slots[..2], None));
+        let g = grammar(&offer(&ex, &slots[..2], None));
         let first = offered(&ex, slots[0], true);
-        let without = grammar(&alternatives(&ex, &slots[..1], Some(first[0].midi)));
+        let without = grammar(&offer(&ex, &slots[..1], Some(first[0].midi)));
         assert!(
             !without.contains(&format!("\"{}\"", first[0])) || first.len() == 1,
             "a refused note is not offered again: {without}"
         );
-        assert!(g.starts_with("root ::= n0 \" \" n1\n"), "{g}");
+        assert!(g.starts_with("root ::= head\nhead ::= h0 | h1"), "{g}");
         assert!(register_line(&ex).contains("below the cantus"));
+    }
+
+    /// Whatever a model writes inside the grammar, bar by bar, it cannot write itself
+    /// into a dead end: for every Fux exercise, a model that always takes the lowest,
+    /// the highest or a middle pair the grammar offers ends with a counterpoint the
+    /// gate releases (no hard finding). Without the completion check, several of
+    /// these lines end at a cadence no note can finish.
+    #[test]
+    fn every_line_the_grammar_admits_bar_by_bar_reaches_a_releasable_cadence() {
+        use crate::domain::Assignment;
+        use crate::pitch::ModeName;
+        use crate::{Cantus, Species};
+        for mode in ModeName::ALL {
+            for position in [Position::Above, Position::Below] {
+                for species in [Species::First, Species::Second] {
+                    let a = Assignment::new(Cantus::fux(mode), species, position);
+                    for pick in [0usize, 1, 2] {
+                        let what =
+                            format!("{mode} {position} species {} pick {pick}", species.number());
+                        let mut ex = a.empty_exercise();
+                        let slots = a.slots();
+                        let bars = slots.last().map_or(0, |s| s.0 + 1);
+                        for bar in 0..bars {
+                            let wanted: Vec<_> =
+                                slots.iter().copied().filter(|s| s.0 == bar).collect();
+                            let o = offer(&ex, &wanted, None);
+                            let choose = |n: usize| match pick {
+                                0 => 0,
+                                1 => n - 1,
+                                _ => n / 2,
+                            };
+                            let (first, seconds) = &o.pairs[choose(o.pairs.len())];
+                            let mut names = vec![first.clone()];
+                            if wanted.len() > 1 {
+                                names.push(seconds[choose(seconds.len())].clone());
+                            }
+                            for (&slot, name) in wanted.iter().zip(&names) {
+                                let (midi, _) = parse_note(name).expect("a note name");
+                                let note = ex.modality.note(midi);
+                                ex = with(&ex, slot, note).unwrap_or_else(|| {
+                                    panic!(
+                                        "{what}: the offered {name} at {slot:?} breaks a hard rule"
+                                    )
+                                });
+                            }
+                        }
+                        let hard: Vec<_> = crate::rules::judge(&ex)
+                            .into_iter()
+                            .filter(|f| f.is_hard())
+                            .collect();
+                        assert!(hard.is_empty(), "{what}: {hard:#?}");
+                    }
+                }
+            }
+        }
     }
 
     /// The honoured check accepts exactly what the grammar admits: a server that
@@ -559,8 +726,12 @@ mod tests {
         );
         let ex = a.empty_exercise();
         let slots = a.slots();
-        let alts = alternatives(&ex, &slots[..3], None);
-        let pick = |k: usize| alts[k].as_ref().expect("notes offered")[0].clone();
+        let alts = offer(&ex, &slots[..3], None);
+        let pick = |k: usize| match k {
+            0 => alts.pairs[0].0.clone(),
+            1 => alts.pairs[0].1[0].clone(),
+            _ => alts.later[k - 2].as_ref().expect("notes offered")[0].clone(),
+        };
         let good = format!("{} {} {}", pick(0), pick(1), pick(2));
         assert!(admits(&alts, &good, false), "{good}");
         assert!(!admits(&alts, &format!("{} {}", pick(0), pick(1)), false));
@@ -575,14 +746,30 @@ mod tests {
         assert!(!admits(&alts, &good.to_lowercase(), false));
         let outside = (0..=11)
             .flat_map(|o| ["C", "D", "E", "F", "G", "A", "B"].map(|l| format!("{l}{o}")))
-            .find(|n| !alts[0].as_ref().unwrap().contains(n))
+            .find(|n| alts.pairs.iter().all(|p| &p.0 != n))
             .expect("some note is not offered at the first slot");
         assert!(!admits(
             &alts,
             &format!("{outside} {} {}", pick(1), pick(2)),
             false
         ));
-        assert!(admits(&[None], "F#4", false));
-        assert!(!admits(&[None], "H4", false));
+        // The second note must be one offered after the first.
+        let other = alts.pairs.iter().find_map(|(f, seconds)| {
+            alts.pairs[0]
+                .1
+                .iter()
+                .find(|n| !seconds.contains(n))
+                .map(|n| (f.clone(), n.clone()))
+        });
+        if let Some((f, n)) = other {
+            assert!(!admits(&alts, &format!("{f} {n} {}", pick(2)), false));
+        }
+        let any = Offer {
+            pairs: Vec::new(),
+            later: Vec::new(),
+            slots: 1,
+        };
+        assert!(admits(&any, "F#4", false));
+        assert!(!admits(&any, "H4", false));
     }
 }

@@ -96,6 +96,9 @@ struct Search<'a> {
     level: Level,
     nodes: usize,
     limit: usize,
+    /// Whether a whole line must pass the gate (no hard finding, line rules too)
+    /// even at a level that does not judge the line.
+    release: bool,
 }
 
 impl Search<'_> {
@@ -155,7 +158,7 @@ impl Search<'_> {
 
     fn run(&mut self, k: usize) -> bool {
         if k == self.slots.len() {
-            return !self.level.whole_line()
+            return !(self.level.whole_line() || self.release)
                 || !rules::judge(&self.ex).iter().any(|f| self.level.blocks(f));
         }
         self.nodes += 1;
@@ -214,10 +217,39 @@ pub fn complete(
                 level: Level::Hard,
                 nodes: 0,
                 limit: 0,
+                release: false,
             };
             greedy(&mut search, base)
         }
     }
+}
+
+/// Whether `base` can still be carried over `slots` to a counterpoint the gate
+/// releases (no hard finding, moment or line), searching at most `limit` nodes:
+/// `None` when the budget ran out before an answer. The model proposer's grammar
+/// offers a note only where this is not `Some(false)`, so a small model cannot
+/// write itself into a cadence with no way out.
+pub(crate) fn completable(base: &Exercise, slots: &[(usize, Beat)], limit: usize) -> Option<bool> {
+    if slots.is_empty() {
+        return Some(!rules::judge(base).iter().any(Finding::is_hard));
+    }
+    let mut search = Search {
+        ex: base.clone(),
+        slots,
+        seed: 0,
+        attempt: 0,
+        restart: 0,
+        forbid: None,
+        range: range(base),
+        level: Level::Hard,
+        nodes: 0,
+        limit,
+        release: true,
+    };
+    if search.run(0) {
+        return Some(true);
+    }
+    (search.nodes <= limit).then_some(false)
 }
 
 /// The strictest level that finds a continuation within its budget, and the continuation.
@@ -239,6 +271,7 @@ fn solve(
         level: Level::Textbook,
         nodes: 0,
         limit: 0,
+        release: false,
     };
     for (level, restarts, limit) in LEVELS {
         for restart in 0..restarts {
