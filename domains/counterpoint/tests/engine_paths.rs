@@ -416,3 +416,46 @@ fn a_patch_rung_that_repairs_is_never_retired() {
     };
     assert!(trace.totals.rungs_retired.is_empty(), "{:?}", trace.totals);
 }
+
+#[test]
+fn a_rung_whose_proposer_gives_the_refused_note_back_is_not_asked_about_it_again() {
+    // Stubborn answers every patch with the candidate itself: the same question would
+    // get the same answer on each of the budget's passes.
+    let a = dorian_first();
+    let engine = patch_only(&a, patch_rung());
+    let passes = cantus_counterpoint::compose::budget().attempts_per_event;
+    assert!(passes > 1, "the budget gives an event several passes");
+    let outcome = block_on(engine.run(&a, &Stubborn, 5));
+    let trace = outcome.trace();
+    let events: Vec<_> = trace
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            cantus_framework::Entry::Event(c) => Some(c),
+            _ => None,
+        })
+        .filter(|c| !c.steps.is_empty())
+        .collect();
+    assert!(
+        !events.is_empty(),
+        "Stubborn's wrong notes climb the ladder"
+    );
+    for c in &events {
+        let asked = c.steps.iter().filter(|s| s.call.is_some()).count();
+        assert_eq!(asked, 1, "one patch per refused note: {:?}", c.steps);
+        assert_eq!(c.steps.len(), passes as usize, "{:?}", c.steps);
+        assert!(c.steps[1..].iter().all(|s| {
+            s.reason
+                .as_deref()
+                .is_some_and(|r| r.contains("already judged"))
+        }));
+    }
+    let patches = trace
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(e, cantus_framework::Entry::Call(c) if c.request == cantus_framework::RequestType::Patch)
+        })
+        .count();
+    assert_eq!(patches, events.len());
+}

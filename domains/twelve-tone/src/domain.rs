@@ -85,9 +85,12 @@ impl Domain for TwelveTone {
 
     /// Every voice whose statement of this section's form is not finished owes the
     /// order positions from its cursor to the end of the row (a voice left out owes
-    /// all twelve): the gate's `TT-ROW`/`TT-SCHEDULE` would refuse the section.
+    /// all twelve): the gate's `TT-ROW`/`TT-SCHEDULE` would refuse the section. Once
+    /// every statement is complete, a bar of the section in which nothing sounds is
+    /// owed too (`TT-BARS`): no continue request can add notes to a finished row, so
+    /// the section is replanned, the silent bar named.
     fn owed(&self, _spec: &Blueprint, state: &ToneState, section: &SectionPlan) -> Vec<Owed> {
-        state
+        let owed: Vec<Owed> = state
             .voices
             .iter()
             .enumerate()
@@ -98,7 +101,20 @@ impl Domain for TwelveTone {
                 unit: "row position",
                 positions: (u32::from(line.cursor.position)..12).collect(),
             })
-            .collect()
+            .collect();
+        if !owed.is_empty() {
+            return owed;
+        }
+        let silent = silent_bars(state, section);
+        if silent.is_empty() {
+            return Vec::new();
+        }
+        vec![Owed {
+            part: 0,
+            name: "the texture".to_owned(),
+            unit: "sounding bar",
+            positions: silent,
+        }]
     }
 
     fn locate(&self, section: &SectionPlan, event: &ToneEvent) -> Location {
@@ -113,6 +129,23 @@ impl Domain for TwelveTone {
         let events = state.voices.into_iter().flat_map(|l| l.events);
         piece::to_score(spec, events)
     }
+}
+
+/// The bars of `section` (0-based across the piece) in which no voice sounds.
+fn silent_bars(state: &ToneState, section: &SectionPlan) -> Vec<u32> {
+    let len = section.bar_length();
+    (0..section.bars)
+        .filter(|&b| {
+            let from = section.start + len * Time::from_integer(i64::from(b));
+            let to = from + len;
+            !state
+                .voices
+                .iter()
+                .flat_map(|l| &l.events)
+                .any(|e| e.onset < to && e.end() > from)
+        })
+        .map(|b| section.first_bar - 1 + b)
+        .collect()
 }
 
 /// The name of `voice` in `section` (`voice N` when the plan names none).
