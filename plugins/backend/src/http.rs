@@ -77,13 +77,15 @@ impl Transport {
         headers: &[(&'static str, String)],
         body: &serde_json::Value,
     ) -> Result<Answer, ModelError> {
+        // Encoded before a permit is taken: a permit is the server's time, and
+        // nothing the client can do without the server should hold one.
+        let bytes = serde_json::to_vec(body)
+            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
         let _permit = self
             .permits
             .acquire()
             .await
             .map_err(|_| ModelError::Connection("backend is shutting down".into()))?;
-        let bytes = serde_json::to_vec(body)
-            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
         let mut retries = 0;
         loop {
             match self.attempt(url, headers, &bytes).await {
