@@ -336,6 +336,17 @@ fn a_note_after_a_missing_one_waits_and_the_continue_request_fills_the_bar_in_or
     assert_eq!(trace.totals.replans, 0, "{:?}", trace.totals);
 }
 
+/// How many of the calls of `trace` asked for a patch.
+fn patch_calls(trace: &cantus_framework::TraceOf<Counterpoint>) -> usize {
+    trace
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(e, cantus_framework::Entry::Call(c) if c.request == cantus_framework::RequestType::Patch)
+        })
+        .count()
+}
+
 /// Answers sections like the embedded proposer but a semitone off at every bar's
 /// first note, and every patch with that same wrong note: its patches never repair.
 struct Stubborn;
@@ -367,13 +378,7 @@ fn a_patch_rung_that_keeps_repairing_nothing_is_retired_for_the_rest_of_the_run(
     let engine = patch_only(&a, patch_rung().retiring_after(3));
     let outcome = block_on(engine.run(&a, &Stubborn, 5));
     let trace = outcome.trace();
-    let patches = trace
-        .entries
-        .iter()
-        .filter(|e| {
-            matches!(e, cantus_framework::Entry::Call(c) if c.request == cantus_framework::RequestType::Patch)
-        })
-        .count();
+    let patches = patch_calls(trace);
     assert_eq!(
         patches, 3,
         "three fruitless patches (under 1 in 3), then no more"
@@ -383,12 +388,7 @@ fn a_patch_rung_that_keeps_repairing_nothing_is_retired_for_the_rest_of_the_run(
         vec!["proposer-patch".to_owned()]
     );
     let retired_steps = trace
-        .entries
-        .iter()
-        .filter_map(|e| match e {
-            cantus_framework::Entry::Event(c) => Some(c),
-            _ => None,
-        })
+        .certificates()
         .flat_map(|c| &c.steps)
         .filter(|s| {
             s.reason
@@ -428,12 +428,7 @@ fn a_rung_whose_proposer_gives_the_refused_note_back_is_not_asked_about_it_again
     let outcome = block_on(engine.run(&a, &Stubborn, 5));
     let trace = outcome.trace();
     let events: Vec<_> = trace
-        .entries
-        .iter()
-        .filter_map(|e| match e {
-            cantus_framework::Entry::Event(c) => Some(c),
-            _ => None,
-        })
+        .certificates()
         .filter(|c| !c.steps.is_empty())
         .collect();
     assert!(
@@ -450,12 +445,6 @@ fn a_rung_whose_proposer_gives_the_refused_note_back_is_not_asked_about_it_again
                 .is_some_and(|r| r.contains("already judged"))
         }));
     }
-    let patches = trace
-        .entries
-        .iter()
-        .filter(|e| {
-            matches!(e, cantus_framework::Entry::Call(c) if c.request == cantus_framework::RequestType::Patch)
-        })
-        .count();
+    let patches = patch_calls(trace);
     assert_eq!(patches, events.len());
 }

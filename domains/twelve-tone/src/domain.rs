@@ -138,11 +138,10 @@ fn silent_bars(state: &ToneState, section: &SectionPlan) -> Vec<u32> {
         .filter(|&b| {
             let from = section.start + len * Time::from_integer(i64::from(b));
             let to = from + len;
-            !state
+            state
                 .voices
                 .iter()
-                .flat_map(|l| &l.events)
-                .any(|e| e.onset < to && e.end() > from)
+                .all(|l| l.overlapping(from, to).next().is_none())
         })
         .map(|b| section.first_bar - 1 + b)
         .collect()

@@ -190,6 +190,21 @@ pub(crate) struct Offer {
     slots: usize,
 }
 
+impl Offer {
+    /// The notes of the first slot.
+    fn firsts(&self) -> Vec<String> {
+        self.pairs.iter().map(|p| p.0.clone()).collect()
+    }
+
+    /// The notes the second slot may take after `first` (none: any note name).
+    fn seconds(&self, first: &str) -> &[String] {
+        self.pairs
+            .iter()
+            .find(|p| p.0 == first)
+            .map_or(&[][..], |p| &p.1[..])
+    }
+}
+
 /// What the grammar offers for `slots` after the accepted notes of `ex`: the
 /// notes [`offered`] at each, the first two only where the exercise can still be
 /// finished from them ([`leading_on`]); at the first slot of a patch or rewrite not
@@ -266,8 +281,7 @@ fn grammar(offer: &Offer) -> String {
         }
         g.push('\n');
     } else if offer.slots < 2 {
-        let firsts: Vec<String> = offer.pairs.iter().map(|p| p.0.clone()).collect();
-        g.push_str(&format!("head ::= {}\n", choice(&firsts)));
+        g.push_str(&format!("head ::= {}\n", choice(&offer.firsts())));
     } else {
         let heads: Vec<String> = (0..offer.pairs.len()).map(|i| format!("h{i}")).collect();
         g.push_str(&format!("head ::= {}\n", heads.join(" | ")));
@@ -317,19 +331,13 @@ fn admits(offer: &Offer, text: &str, truncated: bool) -> bool {
                 && k == last
                 && (names.is_empty() || names.iter().any(|n| n.starts_with(t))))
     };
-    let firsts: Vec<String> = offer.pairs.iter().map(|p| p.0.clone()).collect();
-    if !fits(0, tokens[0], &firsts) {
+    if !fits(0, tokens[0], &offer.firsts()) {
         return false;
     }
-    if let Some(second) = tokens.get(1) {
-        let seconds = offer
-            .pairs
-            .iter()
-            .find(|p| p.0 == tokens[0])
-            .map_or(&[][..], |p| &p.1[..]);
-        if !fits(1, second, seconds) {
-            return false;
-        }
+    if let Some(second) = tokens.get(1)
+        && !fits(1, second, offer.seconds(tokens[0]))
+    {
+        return false;
     }
     tokens
         .iter()

@@ -101,7 +101,30 @@ struct Search<'a> {
     release: bool,
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    /// A search from `base` over `slots` at `level`, with no node budget yet.
+    fn new(
+        base: &Exercise,
+        slots: &'a [(usize, Beat)],
+        (seed, attempt): (u64, u64),
+        forbid: Option<u8>,
+        level: Level,
+    ) -> Self {
+        Search {
+            ex: base.clone(),
+            slots,
+            seed,
+            attempt,
+            restart: 0,
+            forbid,
+            range: range(base),
+            level,
+            nodes: 0,
+            limit: 0,
+            release: false,
+        }
+    }
+
     /// The pitches to try at slot `k`, best first.
     fn candidates(&self, k: usize) -> Vec<u8> {
         let (bar, beat) = self.slots[k];
@@ -206,19 +229,7 @@ pub fn complete(
     match solve(base, slots, seed, attempt, forbid) {
         Some((_, line)) => line,
         None => {
-            let mut search = Search {
-                ex: base.clone(),
-                slots,
-                seed,
-                attempt,
-                restart: 0,
-                forbid,
-                range: range(base),
-                level: Level::Hard,
-                nodes: 0,
-                limit: 0,
-                release: false,
-            };
+            let mut search = Search::new(base, slots, (seed, attempt), forbid, Level::Hard);
             greedy(&mut search, base)
         }
     }
@@ -234,17 +245,9 @@ pub(crate) fn completable(base: &Exercise, slots: &[(usize, Beat)], limit: usize
         return Some(!rules::judge(base).iter().any(Finding::is_hard));
     }
     let mut search = Search {
-        ex: base.clone(),
-        slots,
-        seed: 0,
-        attempt: 0,
-        restart: 0,
-        forbid: None,
-        range: range(base),
-        level: Level::Hard,
-        nodes: 0,
         limit,
         release: true,
+        ..Search::new(base, slots, (0, 0), None, Level::Hard)
     };
     if search.run(0) {
         return Some(true);
@@ -260,19 +263,7 @@ fn solve(
     attempt: u64,
     forbid: Option<u8>,
 ) -> Option<(Level, Vec<CpEvent>)> {
-    let mut search = Search {
-        ex: base.clone(),
-        slots,
-        seed,
-        attempt,
-        restart: 0,
-        forbid,
-        range: range(base),
-        level: Level::Textbook,
-        nodes: 0,
-        limit: 0,
-        release: false,
-    };
+    let mut search = Search::new(base, slots, (seed, attempt), forbid, Level::Textbook);
     for (level, restarts, limit) in LEVELS {
         for restart in 0..restarts {
             search.ex = base.clone();
