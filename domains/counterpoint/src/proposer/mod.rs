@@ -9,6 +9,7 @@
 //! the previous note only, so asking again from an accepted prefix of a planned
 //! line finds the same line: the run is the plan, section after section.
 
+mod grammar;
 pub mod model;
 mod search;
 
