@@ -3,18 +3,30 @@
 //! The three wire formats differ in body and headers only; how a call is sent, timed,
 //! retried and turned into an error is the same for all of them and lives here. Every
 //! text that came from the server is scrubbed of the key before it goes into an error.
+//!
+//! A call waits for its permit, and is sent and read, in a task of the runtime rather
+//! than in the caller's future. The caller may be a piece's own thread (`--jobs N`
+//! drives each piece with `Handle::block_on`), and a permit freed there would wake the
+//! next request only after that thread was scheduled, and the next request's thread
+//! after it: two thread hand-offs between one reply and the next request, on every
+//! round. As runtime tasks, a reply frees its permit where it was read, and the request
+//! waiting for it is sent from the same worker at once.
 
 use crate::retry::{MAX_RETRY_WAIT, RetryPolicy, quota_exhausted, retry_after, retryable_status};
 use crate::secret::{ApiKey, scrub};
 use cantus_framework::ModelError;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::Semaphore;
 
 /// How much of an error body goes into a message.
 const EXCERPT_CHARS: usize = 300;
 
-/// An HTTP client with one backend's policy: timeouts, retries, concurrency, key.
-pub(crate) struct Transport {
+/// An HTTP client with one backend's policy: timeouts, retries, concurrency, key;
+/// shared by every call in flight.
+pub(crate) struct Transport(Arc<Shared>);
+
+struct Shared {
     client: reqwest::Client,
     policy: RetryPolicy,
     permits: Semaphore,
@@ -55,18 +67,18 @@ impl Transport {
             .timeout(settings.timeout)
             .build()
             .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Transport {
+        Ok(Transport(Arc::new(Shared {
             client,
             policy: settings.policy,
             permits: Semaphore::new(settings.concurrency.max(1) as usize),
             key: settings.key,
             timeout: settings.timeout,
             connect_timeout: settings.connect_timeout,
-        })
+        })))
     }
 
     pub(crate) fn key(&self) -> Option<&ApiKey> {
-        self.key.as_ref()
+        self.0.key.as_ref()
     }
 
     /// POSTs `body` to `url` with `headers`, retrying transient failures; the parsed
@@ -81,6 +93,45 @@ impl Transport {
         // nothing the client can do without the server should hold one.
         let bytes = serde_json::to_vec(body)
             .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let shared = Arc::clone(&self.0);
+        let (url, headers) = (url.clone(), headers.to_vec());
+        let call = async move { shared.post(&url, &headers, &bytes).await };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return call.await;
+        };
+        // Dropping the caller's future (a deadline) aborts the call and frees its permit.
+        let mut task = AbortOnDrop(runtime.spawn(call));
+        match (&mut task.0).await {
+            Ok(answer) => answer,
+            Err(e) => Err(ModelError::Connection(format!(
+                "the request task failed: {e}"
+            ))),
+        }
+    }
+}
+
+/// A spawned call, aborted when its caller stops waiting for it.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Shared {
+    fn key(&self) -> Option<&ApiKey> {
+        self.key.as_ref()
+    }
+
+    /// Waits for a permit, then sends `bytes` until an attempt succeeds or the policy
+    /// gives up.
+    async fn post(
+        &self,
+        url: &reqwest::Url,
+        headers: &[(&'static str, String)],
+        bytes: &[u8],
+    ) -> Result<Answer, ModelError> {
         let _permit = self
             .permits
             .acquire()
@@ -88,7 +139,7 @@ impl Transport {
             .map_err(|_| ModelError::Connection("backend is shutting down".into()))?;
         let mut retries = 0;
         loop {
-            match self.attempt(url, headers, &bytes).await {
+            match self.attempt(url, headers, bytes).await {
                 Ok(body) => return Ok(Answer { body, retries }),
                 Err(failure) => {
                     let wait = failure

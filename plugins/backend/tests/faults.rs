@@ -339,6 +339,32 @@ async fn the_concurrency_limit_holds_calls_back() {
 }
 
 #[tokio::test]
+async fn a_caller_that_stops_waiting_frees_its_place_for_the_next_call() {
+    // The first call hangs far past its caller's patience; with one place, the second
+    // call can only be answered soon if giving up on the first freed that place.
+    let (server, backend) = openai_against(
+        vec![
+            Reply::Hang(Duration::from_secs(20)),
+            Reply::json(openai_reply("ok")),
+        ],
+        "concurrency = 1\ntimeout_s = 30\nretries = 0",
+    )
+    .await;
+    let gave_up =
+        tokio::time::timeout(Duration::from_millis(300), backend.complete(&ask("a"))).await;
+    assert!(gave_up.is_err(), "the hung call is still unanswered");
+    let started = Instant::now();
+    let reply = backend.complete(&ask("b")).await.expect("answered");
+    assert_eq!(reply.text, "ok");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the second call waited {:?} for a place the first still held",
+        started.elapsed()
+    );
+    assert_eq!(server.count(), 2);
+}
+
+#[tokio::test]
 async fn every_wire_format_shares_the_retry_policy() {
     let overloaded =
         r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
