@@ -19,14 +19,13 @@
 //! With no name, `overhead` and `bank` run. Figures depend on the machine and on
 //! what else runs on it: quote them with the machine named.
 
-use cantus::bank::{BankRun, briefs};
+use cantus::bank::BankRun;
 use cantus::experiment::Experiment;
 use cantus::experiment::jobs::Jobs;
 use cantus::experiment::run::{Plan, read_results, results_path, run};
 use cantus::experiment::shard::Shard;
 use cantus_fake_server::{FakeServer, Reply, openai_reply};
 use cantus_framework::{Message, ModelRequest};
-use cantus_twelve_tone::gate::GateMode;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -153,21 +152,19 @@ fn bare_requests(file: &Path, n: usize) -> f64 {
 fn bank() {
     let dir = scratch("bank");
     let bank = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/briefs/bank.txt");
-    let briefs = briefs(&bank).unwrap_or_else(|e| panic!("{e}"));
+    let exp = cantus::bank::experiment(&bank, 1).unwrap_or_else(|e| panic!("{e}"));
     let mut walls = [Vec::new(), Vec::new()];
     for _ in 0..7 {
         for (slot, jobs) in [1usize, 2].into_iter().enumerate() {
             let out = dir.join(format!("j{jobs}"));
             let _ = std::fs::remove_dir_all(&out);
             let how = BankRun {
-                seeds: 1,
-                gate: GateMode::Strict,
                 force: true,
                 jobs: Jobs::new(jobs).unwrap(),
                 shard: Shard::WHOLE,
             };
             let started = Instant::now();
-            let entries = cantus::bank::run(&briefs, &out, &how, &|_, _| {});
+            let entries = cantus::bank::run(&exp, &out, &how, &|_, _| {}).unwrap();
             let wall = started.elapsed().as_secs_f64();
             println!(
                 "bank --jobs {jobs}: {} briefs in {wall:.2} s",
@@ -179,7 +176,7 @@ fn bank() {
     let (one, two) = (median(walls[0].clone()), median(walls[1].clone()));
     println!(
         "bank ({} briefs, seed 0, 7 alternating runs each): median --jobs 1 {one:.2} s, --jobs 2 {two:.2} s, speed-up {:.2}×",
-        briefs.len(),
+        exp.tasks.len(),
         one / two
     );
 }

@@ -267,37 +267,50 @@ fn bank_composes_every_brief_and_resumes_only_from_runs_whose_files_are_whole() 
         "{}",
         stdout(&first)
     );
-    for d in ["002-s0", "002-s1", "004-s0", "004-s1"] {
-        assert!(out.join(d).join("piece.txt").is_file(), "{d}");
+    let folder = |line: &str, seed: u32| out.join(format!("runs/L{line}+embedded+harness+r{seed}"));
+    for (line, seed) in [("002", 0), ("002", 1), ("004", 0), ("004", 1)] {
+        assert!(
+            folder(line, seed).join("piece.txt").is_file(),
+            "{line} {seed}"
+        );
     }
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["released"], 4);
+    let summary = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+    };
+    assert_eq!(summary()["released"], 4);
+    assert!(
+        summary()["entries"][0]["brief"]
+            .as_str()
+            .unwrap()
+            .ends_with("bank.txt:2"),
+        "{}",
+        summary()
+    );
+    // The bank is an experiment: its results read like any other's.
+    let report = cantus(&["experiment", "report", out.to_str().unwrap()]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    assert!(out.join("report.md").is_file());
     // A second run counts the earlier runs instead of composing again — but only
     // those whose files are still as they were written: a changed piece is composed
     // again (issue 17: resume checks the size and hash of every file of a run).
-    let piece = std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap();
-    std::fs::write(out.join("002-s0/piece.txt"), "changed by hand").unwrap();
+    let piece_txt = folder("002", 0).join("piece.txt");
+    let piece = std::fs::read_to_string(&piece_txt).unwrap();
+    std::fs::write(&piece_txt, "changed by hand").unwrap();
     let second = run();
     assert_eq!(second.status.code(), Some(0));
-    assert_eq!(
-        std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap(),
-        piece
-    );
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["entries"][0]["note"], "released");
+    assert_eq!(std::fs::read_to_string(&piece_txt).unwrap(), piece);
+    let earlier = |i: usize| summary()["entries"][i]["earlier"].as_bool().unwrap();
+    assert_eq!(summary()["entries"][0]["note"], "released");
+    assert!(!earlier(0), "the changed run was composed again");
     for i in 1..4 {
-        assert_eq!(summary["entries"][i]["note"], "from an earlier run", "{i}");
+        assert!(earlier(i), "entry {i} is counted from the earlier run");
     }
-    // A run folder the ledger does not know (written by hand, or by an older Cantus)
-    // is not trusted either.
-    std::fs::remove_file(out.join("bank-files.jsonl")).unwrap();
+    // A run folder cut short is not trusted either.
+    std::fs::remove_file(folder("004", 1).join("report.json")).unwrap();
     let third = run();
     assert_eq!(third.status.code(), Some(0));
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["entries"][3]["note"], "released");
+    assert!(!earlier(3) && earlier(0));
+    assert!(folder("004", 1).join("report.json").is_file());
     // --force composes again, identically.
     let forced = cantus(&[
         "bank",
@@ -309,10 +322,18 @@ fn bank_composes_every_brief_and_resumes_only_from_runs_whose_files_are_whole() 
         "--force",
     ]);
     assert_eq!(forced.status.code(), Some(0));
-    assert_eq!(
-        std::fs::read_to_string(out.join("002-s0/piece.txt")).unwrap(),
-        piece
-    );
+    assert_eq!(std::fs::read_to_string(&piece_txt).unwrap(), piece);
+    assert!((0..4).all(|i| !earlier(i)));
+    // An edited bank is another experiment: its results are not mixed with these.
+    std::fs::write(
+        &bank,
+        "A 4-bar duet in 3/4
+",
+    )
+    .unwrap();
+    let edited = run();
+    assert_eq!(edited.status.code(), Some(2));
+    assert!(stderr(&edited).contains("--force"), "{}", stderr(&edited));
     // A brief that does not compile is bad input, named by line, before anything runs.
     std::fs::write(&bank, "A 4-bar duet\nA trio for four voices\n").unwrap();
     let bad = run();

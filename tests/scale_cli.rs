@@ -463,5 +463,30 @@ fn the_bank_at_two_jobs_writes_the_summary_one_job_writes_and_shards_split_it() 
         entries += v["entries"].as_array().unwrap().len();
     }
     assert_eq!(entries, 3 * 2);
+    // The shards merge like any experiment's, run folders and all: a bank run into the
+    // merged directory finds every run whole and composes nothing again.
+    let merged = dir.join("merged");
+    let merge = cantus(&[
+        "experiment",
+        "merge",
+        s(&merged),
+        s(&dir.join("shard-0")),
+        s(&dir.join("shard-1")),
+    ]);
+    assert_eq!(merge.status.code(), Some(0), "{merge:?}");
+    let folders = std::fs::read_dir(merged.join("runs")).unwrap().count();
+    assert_eq!(folders, 3 * 2, "every run's folder is in the merge");
+    run(&merged, &[]);
+    let v: serde_json::Value = serde_json::from_str(&summary(&merged)).unwrap();
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 3 * 2);
+    assert!(
+        entries.iter().all(|e| e["earlier"] == true),
+        "nothing composed again: {v}"
+    );
+    assert_eq!(
+        summary(&merged).replace(s(&merged), "<out>"),
+        want.replace("\"earlier\": false", "\"earlier\": true")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,30 +1,28 @@
 //! `cantus bank FILE --out DIR`: compose every brief of a bank (one per line, `#`
-//! comments), for one or more seeds, into `DIR/<NNN>-s<SEED>/`. A run can be
-//! stopped and started again: a brief whose earlier run's files are all still as
-//! they were written (size and hash, in `DIR/bank-files.jsonl`) is counted from its
-//! `report.json`, not composed again (`--force` composes everything anew).
-//! `--jobs N` composes N at once; `--shard i/N` composes one slice of the bank.
+//! comments) with the embedded proposer's harness, for one or more seeds — an
+//! experiment run (`cantus::bank`): one record per run in `DIR/results.jsonl`, each
+//! run's folder in `DIR/runs/<run>/`, and `DIR/summary.json`. A rerun composes only
+//! what is missing or no longer whole (`--force` composes everything anew); `--jobs N`
+//! composes N at once; `--shard i/N` one slice of the bank.
 
 use super::{Exit, bad_input};
-use cantus::bank::{BankRun, Summary, briefs, run as run_bank};
+use cantus::bank::{BankError, BankRun, Summary, experiment, run as run_bank};
 use cantus::experiment::jobs::Jobs;
 use cantus::experiment::shard::Shard;
-use cantus_twelve_tone::gate::GateMode;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The bank: one English brief per line; `#` starts a comment.
     file: PathBuf,
-    /// Output directory (one folder per brief and seed, plus summary.json).
+    /// Output directory (results.jsonl, runs/ with one folder per brief and seed,
+    /// summary.json).
     #[arg(long, default_value = "out/bank")]
     out: PathBuf,
     /// Seeds 0..N for every brief.
-    #[arg(long, default_value_t = 1)]
-    seeds: u64,
-    #[arg(long, default_value = "strict")]
-    gate: GateMode,
-    /// Compose again even where a report is already written.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    seeds: u32,
+    /// Compose again even where an earlier run's files are whole.
     #[arg(long)]
     force: bool,
     /// Briefs composed at once.
@@ -36,8 +34,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Exit {
-    let briefs = match briefs(&args.file) {
-        Ok(b) => b,
+    let exp = match experiment(&args.file, args.seeds) {
+        Ok(e) => e,
         Err(e) => return bad_input(e),
     };
     let bar = super::compose::progress_bar();
@@ -48,19 +46,27 @@ pub fn run(args: Args) -> Exit {
         }
     };
     let how = BankRun {
-        seeds: args.seeds,
-        gate: args.gate,
         force: args.force,
         jobs: args.jobs,
         shard: args.shard,
     };
-    let entries = run_bank(&briefs, &args.out, &how, &progress);
+    let entries = run_bank(&exp, &args.out, &how, &progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let summary = Summary::new(&args.file, args.gate, args.shard, &entries);
+    let entries = match entries {
+        Ok(e) => e,
+        Err(e @ (BankError::Changed { .. } | BankError::Brief(_) | BankError::File(_))) => {
+            return bad_input(e);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Exit::Failed;
+        }
+    };
+    let summary = Summary::new(&args.file, args.shard, &entries);
     for e in entries.iter().filter(|e| e.released != Some(true)) {
-        say!("line {} seed {}: {}", e.line, e.seed, e.note);
+        say!("{} seed {}: {}", e.brief, e.seed, e.note);
     }
     say!(
         "{} of {} released, {} explicit failure{}, {} could not run → {}",

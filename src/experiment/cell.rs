@@ -8,7 +8,8 @@
 
 use super::conditions::{Condition, ProposerMode};
 use super::exercise;
-use super::file::Model;
+use super::file::{Experiment, Model};
+use super::folder;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
 use super::tasks::{Task, Work};
 use crate::twelve_tone::degeneracy_measure;
@@ -44,6 +45,8 @@ pub(super) struct Made {
     pub tokens_out: Option<u64>,
     pub tokens_cached: Option<u64>,
     pub trace: Option<Vec<u8>>,
+    /// The run's folder under `runs/`, when the experiment asks for one.
+    pub files: Vec<FileCheck>,
 }
 
 /// The gates' verdicts on what a run made.
@@ -71,18 +74,30 @@ impl Made {
             tokens_out: None,
             tokens_cached: None,
             trace: None,
+            files: Vec::new(),
         }
     }
 }
 
-/// Runs `key` of `task` with `model` under `condition` and writes its trace under
-/// `out`; the record says how it went.
+/// Whether `record`'s run writes a folder under `runs/` when `exp` asks for run folders:
+/// a twelve-tone harness run that made a piece.
+pub fn writes_folder(exp: &Experiment, record: &Record) -> bool {
+    record.piece.is_some()
+        && record.domain == super::record::TaskDomain::TwelveTone
+        && exp
+            .conditions
+            .iter()
+            .any(|c| c.name == record.key.condition && c.proposer == ProposerMode::Sections)
+}
+
+/// Runs `key` of `task` with `model` under `condition` of `exp` and writes its trace
+/// (and, if `exp` asks for pieces, its folder) under `out`; the record says how it went.
 pub async fn run(
     key: Key,
     task: &Task,
     model: &Model,
     condition: &Condition,
-    experiment: &str,
+    exp: &Experiment,
     out: &Path,
 ) -> Record {
     let started = Instant::now();
@@ -95,7 +110,14 @@ pub async fn run(
                     ..Made::failed(why)
                 },
                 None => match condition.proposer {
-                    ProposerMode::Sections => sections(spec, model, condition, seed).await,
+                    ProposerMode::Sections => {
+                        let folder = exp.run_folders.then_some(Folder {
+                            out,
+                            key: &key,
+                            task,
+                        });
+                        sections(spec, model, condition, seed, folder).await
+                    }
                     ProposerMode::Whole => whole(spec, model, condition, seed).await,
                 },
             };
@@ -116,7 +138,7 @@ pub async fn run(
     Record {
         domain: task.domain(),
         family: task.family.clone(),
-        experiment: experiment.to_owned(),
+        experiment: exp.hash.clone(),
         seed,
         outcome: made.outcome,
         reason: made.reason,
@@ -139,6 +161,7 @@ pub async fn run(
             seconds: started.elapsed().as_secs_f64(),
         },
         trace,
+        files: made.files,
         key,
     }
 }
@@ -195,8 +218,21 @@ fn verdict(report: &GateReport<Location>) -> Verdict {
     }
 }
 
+/// Where a harness run writes its folder (`run_folders = true`).
+struct Folder<'a> {
+    out: &'a Path,
+    key: &'a Key,
+    task: &'a Task,
+}
+
 /// The harness and its ablations (and Libretto's revise loop).
-async fn sections(spec: &Spec, model: &Model, condition: &Condition, seed: u64) -> Made {
+async fn sections(
+    spec: &Spec,
+    model: &Model,
+    condition: &Condition,
+    seed: u64,
+    folder: Option<Folder<'_>>,
+) -> Made {
     let base = model
         .configured
         .as_ref()
@@ -229,7 +265,21 @@ async fn sections(spec: &Spec, model: &Model, condition: &Condition, seed: u64) 
     };
     match composition {
         Err(e) => Made::failed(format!("cannot plan this piece: {e}")),
-        Ok(c) => from_outcome(Some(c.plan), c.outcome),
+        Ok(c) => {
+            let files = folder.map(|f| {
+                let measured = model.configured.is_some();
+                folder::write(f.out, f.key, f.task, spec, &c, seed, measured)
+            });
+            let mut made = from_outcome(Some(c.plan), c.outcome);
+            match files {
+                None => {}
+                Some(Ok(files)) => made.files = files,
+                // The record still says what happened; without its folder a resumed
+                // experiment runs it again.
+                Some(Err(e)) => eprintln!("warning: {e}"),
+            }
+            made
+        }
     }
 }
 
@@ -285,6 +335,7 @@ where
         tokens_out,
         tokens_cached,
         trace: trace_bytes,
+        files: Vec::new(),
     }
 }
 
@@ -376,6 +427,7 @@ fn from_raw(raw: RawOutcome) -> Made {
         tokens_out: raw.tokens_out,
         tokens_cached: raw.tokens_cached,
         trace,
+        files: Vec::new(),
     }
 }
 

@@ -37,6 +37,8 @@ struct Raw {
     custom_conditions: Vec<Condition>,
     #[serde(default)]
     metrics: Metrics,
+    #[serde(default)]
+    run_folders: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -125,6 +127,10 @@ pub struct Experiment {
     pub models: Vec<Model>,
     pub conditions: Vec<Condition>,
     pub metrics: Metrics,
+    /// Every harness run also writes its folder — the piece in every format, its
+    /// `report.json`, `spec.toml` and trace, as `cantus compose` writes them — to
+    /// `DIR/runs/<run>/` (`run_folders = true`; what `cantus bank` asks for).
+    pub run_folders: bool,
 }
 
 /// Why an experiment file is refused; the message names the file, line and key.
@@ -141,7 +147,12 @@ impl From<ConfigError> for FileError {
 impl Experiment {
     /// Reads and checks the experiment file at `path`, opening every model's config.
     pub fn load(path: &Path) -> Result<Experiment, FileError> {
-        let text = TomlSource::read(path)?;
+        Experiment::from_text(TomlSource::read(path)?, path)
+    }
+
+    /// Reads and checks `text` as the experiment file at `path` (which names it in
+    /// messages and anchors its relative paths; it need not exist).
+    pub fn from_text(text: String, path: &Path) -> Result<Experiment, FileError> {
         let origin = path.display().to_string();
         let source = TomlSource::new(&text, &origin);
         let raw: Raw = source.parse()?;
@@ -311,6 +322,7 @@ impl Experiment {
             models,
             conditions,
             metrics,
+            run_folders: raw.run_folders,
         })
     }
 }

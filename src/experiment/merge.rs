@@ -5,8 +5,9 @@
 //! Records are identified by their key, so merging is a union: every shard must be of
 //! the same experiment file (hash), a key found in two directories must be the same
 //! record there (timing aside — a shard run twice is fine, two different answers for
-//! one key are not), and every record's trace must still be whole where it was
-//! written. Nothing is written until all of that holds; then the traces are copied
+//! one key are not), and every file a record names (its trace, its run folder under
+//! `runs/`) must still be whole where it was written. Nothing is written until all
+//! of that holds; then those files are copied
 //! and `results.jsonl` is written last, each file whole or not at all, so an `OUT`
 //! with a results file is a finished merge. The merged header names no shard: a
 //! later `cantus experiment run FILE --out OUT` keeps every merged record and runs
@@ -62,7 +63,7 @@ pub enum MergeError {
         second: PathBuf,
     },
     #[error(
-        "{}: the trace of record {key} ({path}) is missing or changed since it was \
+        "{}: {path}, a file of record {key}, is missing or changed since it was \
          written; run that shard again (it reruns only such records)",
         dir.display()
     )]
@@ -125,13 +126,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged, MergeError> {
         }
         shards.insert(shard);
         for r in found.into_iter().filter(|r| r.experiment == header.hash) {
-            if let Some(t) = &r.trace
-                && !t.holds(dir)
-            {
+            let broken = r.written().find(|f| !f.holds(dir)).map(|f| f.path.clone());
+            if let Some(path) = broken {
                 return Err(MergeError::Trace {
                     dir: dir.clone(),
                     key: Box::new(r.key),
-                    path: t.path.clone(),
+                    path,
                 });
             }
             match records.get(&r.key) {
@@ -178,7 +178,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged, MergeError> {
         move |source: std::io::Error| MergeError::Io { path, source }
     };
     for (record, dir) in records.values() {
-        if let Some(t) = &record.trace {
+        for t in record.written() {
             let from = dir.join(&t.path);
             let bytes = std::fs::read(&from).map_err(io(&from))?;
             let to = out.join(&t.path);

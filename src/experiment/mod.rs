@@ -18,6 +18,7 @@ pub mod cell;
 pub mod conditions;
 pub mod exercise;
 pub mod file;
+pub mod folder;
 pub mod jobs;
 pub mod merge;
 pub mod metrics;

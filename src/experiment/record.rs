@@ -197,6 +197,10 @@ pub struct Record {
     pub cost: Cost,
     /// The trace (or, for a whole-piece run, the exchange and the reply).
     pub trace: Option<FileCheck>,
+    /// The run's folder under `runs/`, file by file, when the experiment asks for
+    /// run folders (`run_folders = true`) and the run wrote one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileCheck>,
 }
 
 impl Record {
@@ -216,11 +220,28 @@ impl Record {
         self.released_relaxed && !self.released()
     }
 
-    /// The record with its timing zeroed, for comparing two runs of it.
+    /// The record with its timing zeroed, for comparing two runs of it. A run
+    /// folder's files keep their names only: its trace holds timings, and its report
+    /// the folder's path.
     pub fn without_timing(&self) -> Record {
         let mut r = self.clone();
         r.cost.seconds = 0.0;
+        for f in &mut r.files {
+            f.bytes = 0;
+            f.sha256.clear();
+        }
         r
+    }
+
+    /// Every file the record names (its trace, its run folder), relative to the
+    /// output directory.
+    pub fn written(&self) -> impl Iterator<Item = &FileCheck> {
+        self.trace.iter().chain(&self.files)
+    }
+
+    /// Whether every file the record names is still under `out` as it was written.
+    pub fn whole_in(&self, out: &Path) -> bool {
+        self.written().all(|f| f.holds(out))
     }
 }
 

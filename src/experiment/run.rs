@@ -19,7 +19,7 @@ use super::jobs::{self, Jobs};
 use super::metrics::texture::{Distributions, distributions};
 use super::record::{Header, Key, Line, Record, Reference, RunOutcome};
 use super::shard::Shard;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -75,6 +75,8 @@ pub struct Ran {
     pub kept: usize,
     /// Records per outcome, over the whole grid.
     pub outcomes: BTreeMap<RunOutcome, usize>,
+    /// The keys run this time (the rest were kept).
+    pub fresh: BTreeSet<Key>,
 }
 
 /// Every cell of the grid, in the fixed order: task, model, condition, run.
@@ -220,9 +222,11 @@ pub fn run(
     let wanted: std::collections::HashSet<&Key> = cells.iter().map(|c| &c.0).collect();
     let mut kept: BTreeMap<Key, Record> = BTreeMap::new();
     for r in records {
-        let whole = r.experiment == exp.hash
-            && wanted.contains(&r.key)
-            && r.trace.as_ref().is_none_or(|t| t.holds(out));
+        // A run that made a harness piece in an experiment that asks for run folders must
+        // have its folder too (one that could not be written is run again).
+        let folder_owed = exp.run_folders && r.files.is_empty() && cell::writes_folder(exp, &r);
+        let whole =
+            r.experiment == exp.hash && wanted.contains(&r.key) && r.whole_in(out) && !folder_owed;
         if whole {
             kept.insert(r.key.clone(), r);
         }
@@ -242,6 +246,7 @@ pub fn run(
         total: cells.len(),
         kept: kept.len(),
         outcomes: BTreeMap::new(),
+        fresh: BTreeSet::new(),
     };
     for r in kept.values() {
         *ran.outcomes.entry(r.outcome).or_default() += 1;
@@ -263,12 +268,13 @@ pub fn run(
                 &exp.tasks[t],
                 &exp.models[m],
                 &exp.conditions[c],
-                &exp.hash,
+                exp,
                 out,
             )
         },
         |_, record| {
             *ran.outcomes.entry(record.outcome).or_default() += 1;
+            ran.fresh.insert(record.key.clone());
             file.write_all(record_line(record).as_bytes())
                 .and_then(|()| file.flush())
                 .map_err(io(&path))?;

@@ -78,6 +78,7 @@ fn record(r: R) -> Record {
             seconds: 2.0,
         },
         trace: None,
+        files: Vec::new(),
     }
 }
 

@@ -79,7 +79,8 @@ pub fn write_index(path: &Path, title: &str, tables: &[Table], charts: &[String]
 }
 
 /// The run folders of `dir`: itself if it holds a `report.json`, else its
-/// sub-folders that do, by name.
+/// sub-folders that do, by name — or, for the output of `cantus bank` or of an
+/// experiment run with `run_folders = true`, those of its `runs/` folder.
 pub fn run_folders(dir: &Path) -> Result<Vec<PathBuf>> {
     if dir.join("report.json").is_file() {
         return Ok(vec![dir.to_path_buf()]);
@@ -90,6 +91,10 @@ pub fn run_folders(dir: &Path) -> Result<Vec<PathBuf>> {
         if path.join("report.json").is_file() {
             out.push(path);
         }
+    }
+    let runs = dir.join("runs");
+    if out.is_empty() && runs.is_dir() {
+        return run_folders(&runs);
     }
     out.sort();
     Ok(out)

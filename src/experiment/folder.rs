@@ -1,0 +1,62 @@
+//! `run_folders = true` (what `cantus bank` asks for): every harness run also writes its
+//! folder, `DIR/runs/<run>/`, exactly as `cantus compose` writes one — the piece in
+//! every format, `report.json`, `spec.toml` and the trace — committed whole or not at
+//! all. The record lists each file with its size and hash, so a resumed experiment
+//! keeps a run only while its folder is as it was written, and a merge copies it.
+
+use super::record::{FileCheck, Key};
+use super::tasks::Task;
+use crate::outputs::RunDir;
+use crate::twelve_tone::{Piece, degeneracy, write_composition};
+use cantus_framework::Outcome;
+use cantus_twelve_tone::compose::Composition;
+use cantus_twelve_tone::spec::{Spec, compile_brief};
+use std::path::Path;
+
+/// A run's folder, relative to the output directory.
+pub fn folder_path(key: &Key) -> String {
+    format!("runs/{}", key.file_stem())
+}
+
+/// Writes the folder of `key`'s `composition` of `task` (to `spec`, at `seed`) under
+/// `out`; `measured`: a model's released piece also gets Libretto's degeneracy
+/// verdict, as `cantus compose` gives it. The check of every file written, or why
+/// the folder could not be written.
+pub(super) fn write(
+    out: &Path,
+    key: &Key,
+    task: &Task,
+    spec: &Spec,
+    composition: &Composition,
+    seed: u64,
+    measured: bool,
+) -> Result<Vec<FileCheck>, String> {
+    let relative = folder_path(key);
+    let piece = Piece {
+        spec: spec.clone(),
+        brief: compile_brief(&task.brief)
+            .ok()
+            .map(|c| (task.brief.clone(), c)),
+    };
+    let degeneracy = match &composition.outcome {
+        Outcome::Released { artefact, .. } if measured => Some(degeneracy(artefact)),
+        _ => None,
+    };
+    let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
+    let written = write_composition(dir, composition, &piece, seed, degeneracy);
+    if let Some(e) = written.write_errors.first() {
+        return Err(e.clone());
+    }
+    let dir = out.join(&relative);
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .and_then(|entries| entries.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    names.sort_by_key(std::fs::DirEntry::file_name);
+    let mut files = Vec::new();
+    for entry in names {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let bytes = std::fs::read(entry.path()).map_err(|e| format!("{relative}/{name}: {e}"))?;
+        files.push(FileCheck::of(format!("{relative}/{name}"), &bytes));
+    }
+    Ok(files)
+}
