@@ -341,7 +341,7 @@ fn gate_name(outcome: &Outcome<TwelveTone>) -> String {
 
 /// Writes a raw run: the model's reply as it came (`raw-reply.txt`), the piece if it
 /// could be read, and `report.json`.
-fn write_raw(dir: RunDir, outcome: &RawOutcome, spec: &Spec, seed: u64) -> Written {
+pub fn write_raw(dir: RunDir, outcome: &RawOutcome, spec: &Spec, seed: u64) -> Written {
     let mut write_errors = Vec::new();
     if let Err(e) = dir.write("raw-reply.txt", outcome.text.as_bytes()) {
         write_errors.push(e.to_string());

@@ -490,3 +490,83 @@ fn the_bank_at_two_jobs_writes_the_summary_one_job_writes_and_shards_split_it() 
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn run_folders_hold_every_harness_run_and_model_reply_and_a_broken_one_is_run_again() {
+    let dir = temp("folders");
+    let server = slow_model();
+    let config = model_config(&dir, &server.url, 2);
+    std::fs::write(dir.join("bank.txt"), BANK).unwrap();
+    let file = dir.join("folders.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "runs = 1\nconditions = [\"raw\", \"harness\"]\nrun_folders = true\n\
+             [tasks]\nbank = \"bank.txt\"\n[[models]]\nname = \"fake\"\nconfig = \"{}\"\n\
+             [[models]]\nname = \"embedded\"\n",
+            config.file_name().unwrap().to_string_lossy()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = || {
+        ok(&[
+            "experiment",
+            "run",
+            s(&file),
+            "--out",
+            s(&out),
+            "--jobs",
+            "2",
+        ])
+    };
+    run();
+    let made = records(&out);
+    assert_eq!(made.len(), 3 * 2 * 2);
+    let (_, raw, _) = read_results(&out.join("results.jsonl")).unwrap();
+    let mut folders = 0;
+    for r in &raw {
+        let folder = out.join("runs").join(r.key.file_stem());
+        // Every run writes one, a reply that could not be read too, but the embedded
+        // proposer's one-reply baseline, a check of the gate.
+        let wanted = !(r.key.condition.0 == "raw" && r.key.model == "embedded");
+        assert_eq!(folder.is_dir(), wanted, "{}", r.key);
+        assert_eq!(!r.files.is_empty(), wanted, "{}", r.key);
+        if wanted {
+            folders += 1;
+            assert!(folder.join("report.json").is_file(), "{}", r.key);
+            let own = if r.key.condition.0 == "raw" {
+                "raw-reply.txt"
+            } else {
+                "trace.jsonl"
+            };
+            assert!(folder.join(own).is_file(), "{}: no {own}", r.key);
+            assert!(r.whole_in(&out), "{}", r.key);
+        }
+    }
+    assert!(folders >= 6, "{folders} run folders");
+    // A folder file changed by hand makes that run, and only that run, run again.
+    let broken = raw
+        .iter()
+        .find(|r| !r.files.is_empty() && r.key.condition.0 == "raw")
+        .expect("a model reply with a folder");
+    std::fs::write(out.join(&broken.files[0].path), "changed by hand").unwrap();
+    let said = run();
+    assert!(said.contains(&format!("{} kept", 3 * 2 * 2 - 1)), "{said}");
+    let (_, again, _) = read_results(&out.join("results.jsonl")).unwrap();
+    assert!(
+        again.iter().all(|r| r.whole_in(&out)),
+        "the folder is written again"
+    );
+    // The same outcomes and pieces (the model's latency is in its trace).
+    let gist = |m: &BTreeMap<String, Record>| -> Vec<String> {
+        m.iter()
+            .map(|(k, r)| format!("{k} {:?} {:?}", r.outcome, r.piece))
+            .collect()
+    };
+    assert!(
+        gist(&records(&out)) == gist(&made),
+        "the same records again"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

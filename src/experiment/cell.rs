@@ -79,17 +79,6 @@ impl Made {
     }
 }
 
-/// Whether `record`'s run writes a folder under `runs/` when `exp` asks for run folders:
-/// a twelve-tone harness run that made a piece.
-pub fn writes_folder(exp: &Experiment, record: &Record) -> bool {
-    record.piece.is_some()
-        && record.domain == super::record::TaskDomain::TwelveTone
-        && exp
-            .conditions
-            .iter()
-            .any(|c| c.name == record.key.condition && c.proposer == ProposerMode::Sections)
-}
-
 /// Runs `key` of `task` with `model` under `condition` of `exp` and writes its trace
 /// (and, if `exp` asks for pieces, its folder) under `out`; the record says how it went.
 pub async fn run(
@@ -109,17 +98,19 @@ pub async fn run(
                     outcome: RunOutcome::NotApplicable,
                     ..Made::failed(why)
                 },
-                None => match condition.proposer {
-                    ProposerMode::Sections => {
-                        let folder = exp.run_folders.then_some(Folder {
-                            out,
-                            key: &key,
-                            task,
-                        });
-                        sections(spec, model, condition, seed, folder).await
+                None => {
+                    let folder = exp.run_folders.then_some(Folder {
+                        out,
+                        key: &key,
+                        task,
+                    });
+                    match condition.proposer {
+                        ProposerMode::Sections => {
+                            sections(spec, model, condition, seed, folder).await
+                        }
+                        ProposerMode::Whole => whole(spec, model, condition, seed, folder).await,
                     }
-                    ProposerMode::Whole => whole(spec, model, condition, seed).await,
-                },
+                }
             };
             let judged = judge_piece(&made);
             (made, judged)
@@ -218,7 +209,27 @@ fn verdict(report: &GateReport<Location>) -> Verdict {
     }
 }
 
-/// Where a harness run writes its folder (`run_folders = true`).
+/// `made` with the checks of the folder `key`'s run wrote, if it wrote one.
+fn with_folder(mut made: Made, files: Option<(&Key, Result<Vec<FileCheck>, String>)>) -> Made {
+    match files {
+        None => {}
+        Some((_, Ok(files))) => made.files = files,
+        Some((key, Err(e))) => {
+            // The record still says what happened, and names the folder as a file
+            // that never holds, so a resumed experiment runs it again (and a merge
+            // refuses it until then).
+            eprintln!("warning: {e}");
+            made.files = vec![FileCheck {
+                path: folder::folder_path(key),
+                bytes: 0,
+                sha256: String::new(),
+            }];
+        }
+    }
+    made
+}
+
+/// Where a run writes its folder (`run_folders = true`).
 struct Folder<'a> {
     out: &'a Path,
     key: &'a Key,
@@ -268,17 +279,12 @@ async fn sections(
         Ok(c) => {
             let files = folder.map(|f| {
                 let measured = model.configured.is_some();
-                folder::write(f.out, f.key, f.task, spec, &c, seed, measured)
+                (
+                    f.key,
+                    folder::write(f.out, f.key, f.task, spec, &c, seed, measured),
+                )
             });
-            let mut made = from_outcome(Some(c.plan), c.outcome);
-            match files {
-                None => {}
-                Some(Ok(files)) => made.files = files,
-                // The record still says what happened; without its folder a resumed
-                // experiment runs it again.
-                Some(Err(e)) => eprintln!("warning: {e}"),
-            }
-            made
+            with_folder(from_outcome(Some(c.plan), c.outcome), files)
         }
     }
 }
@@ -356,7 +362,13 @@ impl Measure<TwelveTone> for GateOnly {
 
 /// The whole piece in one request: the embedded proposer's whole-piece answer, or a
 /// model's prompt-only baseline.
-async fn whole(spec: &Spec, model: &Model, condition: &Condition, seed: u64) -> Made {
+async fn whole(
+    spec: &Spec,
+    model: &Model,
+    condition: &Condition,
+    seed: u64,
+    folder: Option<Folder<'_>>,
+) -> Made {
     let Some(m) = &model.configured else {
         let composer = Composer::new(GateMode::Strict, budget());
         let plan = match Blueprint::new(spec, seed) {
@@ -388,7 +400,11 @@ async fn whole(spec: &Spec, model: &Model, condition: &Condition, seed: u64) -> 
     .await
     {
         Err(e) => Made::failed(format!("cannot plan this piece: {e}")),
-        Ok(raw) => from_raw(raw),
+        Ok(raw) => {
+            let files =
+                folder.map(|f| (f.key, folder::write_reply(f.out, f.key, spec, &raw, seed)));
+            with_folder(from_raw(raw), files)
+        }
     }
 }
 

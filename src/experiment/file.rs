@@ -127,8 +127,9 @@ pub struct Experiment {
     pub models: Vec<Model>,
     pub conditions: Vec<Condition>,
     pub metrics: Metrics,
-    /// Every harness run also writes its folder — the piece in every format, its
-    /// `report.json`, `spec.toml` and trace, as `cantus compose` writes them — to
+    /// Every harness run and every model's whole-piece reply also writes its folder —
+    /// the piece in every format, its `report.json`, and the trace or the reply as it
+    /// came, as `cantus compose` writes them — to
     /// `DIR/runs/<run>/` (`run_folders = true`; what `cantus bank` asks for).
     pub run_folders: bool,
 }

@@ -1,15 +1,18 @@
-//! `run_folders = true` (what `cantus bank` asks for): every harness run also writes its
-//! folder, `DIR/runs/<run>/`, exactly as `cantus compose` writes one — the piece in
-//! every format, `report.json`, `spec.toml` and the trace — committed whole or not at
-//! all. The record lists each file with its size and hash, so a resumed experiment
+//! `run_folders = true` (what `cantus bank` asks for): every twelve-tone run of the
+//! harness, or a model's whole-piece reply, also writes its folder, `DIR/runs/<run>/`,
+//! exactly as `cantus compose` (or `compose --raw`) writes one — the piece in every
+//! format, `report.json`, and `spec.toml` and the trace or the reply as it came —
+//! committed whole or not at all. (The embedded proposer's one-reply baseline writes
+//! none: it is a check of the gate, not a piece anyone asked for.) The record lists each file with its size and hash, so a resumed experiment
 //! keeps a run only while its folder is as it was written, and a merge copies it.
 
 use super::record::{FileCheck, Key};
 use super::tasks::Task;
 use crate::outputs::RunDir;
-use crate::twelve_tone::{Piece, degeneracy, write_composition};
+use crate::twelve_tone::{Piece, Written, degeneracy, write_composition, write_raw};
 use cantus_framework::Outcome;
 use cantus_twelve_tone::compose::Composition;
+use cantus_twelve_tone::raw::RawOutcome;
 use cantus_twelve_tone::spec::{Spec, compile_brief};
 use std::path::Path;
 
@@ -43,11 +46,34 @@ pub(super) fn write(
         _ => None,
     };
     let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
-    let written = write_composition(dir, composition, &piece, seed, degeneracy);
+    checks(
+        out,
+        &relative,
+        &write_composition(dir, composition, &piece, seed, degeneracy),
+    )
+}
+
+/// Writes the folder of `key`'s whole-piece reply `raw` (to `spec`, at `seed`) under
+/// `out`, as `cantus compose --raw` does; the check of every file, or why not.
+pub(super) fn write_reply(
+    out: &Path,
+    key: &Key,
+    spec: &Spec,
+    raw: &RawOutcome,
+    seed: u64,
+) -> Result<Vec<FileCheck>, String> {
+    let relative = folder_path(key);
+    let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
+    checks(out, &relative, &write_raw(dir, raw, spec, seed))
+}
+
+/// The check of every file of the folder `relative` under `out` that `written` says
+/// was committed, or its first write error.
+fn checks(out: &Path, relative: &str, written: &Written) -> Result<Vec<FileCheck>, String> {
     if let Some(e) = written.write_errors.first() {
         return Err(e.clone());
     }
-    let dir = out.join(&relative);
+    let dir = out.join(relative);
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .and_then(|entries| entries.collect::<Result<Vec<_>, _>>())
         .map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -222,11 +222,7 @@ pub fn run(
     let wanted: std::collections::HashSet<&Key> = cells.iter().map(|c| &c.0).collect();
     let mut kept: BTreeMap<Key, Record> = BTreeMap::new();
     for r in records {
-        // A run that made a harness piece in an experiment that asks for run folders must
-        // have its folder too (one that could not be written is run again).
-        let folder_owed = exp.run_folders && r.files.is_empty() && cell::writes_folder(exp, &r);
-        let whole =
-            r.experiment == exp.hash && wanted.contains(&r.key) && r.whole_in(out) && !folder_owed;
+        let whole = r.experiment == exp.hash && wanted.contains(&r.key) && r.whole_in(out);
         if whole {
             kept.insert(r.key.clone(), r);
         }
