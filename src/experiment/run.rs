@@ -121,7 +121,7 @@ pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
             });
         };
         reference.push(Reference {
-            name: path.display().to_string(),
+            name: tidy(path).display().to_string(),
             pitch_classes,
             interval_classes,
         });
@@ -133,6 +133,23 @@ pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
         reference,
         shard: (!shard.is_whole()).then_some(shard),
     })
+}
+
+/// `path` with each `dir/..` taken out, for display (a reference named
+/// `../x.txt` beside `exp/file.toml` is `x.txt`, not `exp/../x.txt`); nothing is read.
+fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match (c, out.last()) {
+            (Component::CurDir, _) => {}
+            (Component::ParentDir, Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            _ => out.push(c),
+        }
+    }
+    out.iter().collect()
 }
 
 /// The whole lines of a results file: the header, then the records. A line that is
@@ -285,4 +302,23 @@ pub fn run(
 /// A record as one line of the results file.
 pub(super) fn record_line(record: Record) -> String {
     serde_json::to_string(&Line::Run(Box::new(record))).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+    use std::path::Path;
+
+    #[test]
+    fn reference_names_lose_the_detours_of_relative_paths() {
+        let cases = [
+            ("exp/../../domains/a.txt", "../domains/a.txt"),
+            ("./exp/./b.txt", "exp/b.txt"),
+            ("/data/exp/../c.txt", "/data/c.txt"),
+            ("../x/../y.txt", "../y.txt"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(tidy(Path::new(path)), Path::new(want), "{path}");
+        }
+    }
 }
