@@ -80,7 +80,8 @@ impl Made {
 }
 
 /// Runs `key` of `task` with `model` under `condition` of `exp` and writes its trace
-/// (and, if `exp` asks for pieces, its folder) under `out`; the record says how it went.
+/// (and, if `exp` asks for run folders, its folder) under `out`; the record says how
+/// it went.
 pub async fn run(
     key: Key,
     task: &Task,
