@@ -229,13 +229,12 @@ fn targets() -> Vec<Target> {
         Target {
             name: "config",
             read: |b| {
-                if let Ok(text) = std::str::from_utf8(b) {
-                    if let Ok(settings) = Settings::from_toml_str(text, "cantus.toml") {
+                if let Ok(text) = std::str::from_utf8(b)
+                    && let Ok(settings) = Settings::from_toml_str(text, "cantus.toml") {
                         // Every accepted value converts without a panic (1e20 s did not).
                         let _ = settings.harness.budget(Budget::default());
                         let _ = settings.ask(false);
                     }
-                }
             },
             also: nothing_more,
             generated: || vec![("example-cantus.toml".into(), include_bytes!("../../examples/config/cantus.toml").to_vec())],

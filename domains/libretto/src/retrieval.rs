@@ -261,10 +261,10 @@ impl ReferenceSet {
                 skipped: skipped.len(),
             });
         }
-        if measured > 0 || problem.is_some() || known.len() != entries.len() {
-            if let Err(why) = write_index(&index_path, &entries) {
-                problem = Some(format!("not saved: {why}"));
-            }
+        if (measured > 0 || problem.is_some() || known.len() != entries.len())
+            && let Err(why) = write_index(&index_path, &entries)
+        {
+            problem = Some(format!("not saved: {why}"));
         }
         Ok(ReferenceSet {
             dir: dir.to_owned(),

@@ -84,16 +84,16 @@ fn every_historical_row_can_be_asked_for_in_a_brief() {
         assert_eq!(by_pcs, RowChoice::Explicit { pcs });
 
         // "Webern's Op. 21 row", where composer and opus name exactly one row.
-        if let Some(opus) = row.opus.as_ref().filter(|o| o.starts_with("Op")) {
-            if by_opus[&(row.composer.clone(), opus.clone())] == 1 {
-                let brief = format!("16 bars on {}'s {} row for a quartet", row.composer, opus);
-                assert_eq!(
-                    row_of(&brief),
-                    RowChoice::Historical { id: row.id.clone() },
-                    "{brief}"
-                );
-                natural += 1;
-            }
+        if let Some(opus) = row.opus.as_ref().filter(|o| o.starts_with("Op"))
+            && by_opus[&(row.composer.clone(), opus.clone())] == 1
+        {
+            let brief = format!("16 bars on {}'s {} row for a quartet", row.composer, opus);
+            assert_eq!(
+                row_of(&brief),
+                RowChoice::Historical { id: row.id.clone() },
+                "{brief}"
+            );
+            natural += 1;
         }
     }
     // Of the 71, the rows whose composer and opus are unique (most of Webern's and

@@ -315,7 +315,7 @@ fn choose_grid(need: i128, meter: Meter) -> Option<u32> {
 }
 
 fn is_triplet(grid: u32) -> bool {
-    grid % 3 == 0
+    grid.is_multiple_of(3)
 }
 
 /// The smallest bar any voice's cursor points at.

@@ -82,10 +82,10 @@ pub fn write(score: &Score) -> Result<String, MusicXmlError> {
             let _ = writeln!(out, "    <measure number=\"{}\">", m + 1);
             if m == 0 {
                 attributes(&mut out, score, voice, divisions);
-                if i == 0 {
-                    if let Some(tempo) = score.tempo {
-                        tempo_direction(&mut out, tempo);
-                    }
+                if i == 0
+                    && let Some(tempo) = score.tempo
+                {
+                    tempo_direction(&mut out, tempo);
                 }
             }
             for item in items {

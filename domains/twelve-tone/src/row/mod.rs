@@ -83,13 +83,13 @@ impl Row {
     ///
     /// The error names the first problem found, in that order (length, range, duplicates).
     pub fn new(pcs: &[u8]) -> Result<Row, RowError> {
-        if let Some((position, &value)) = pcs.iter().enumerate().find(|&(_, &v)| v > 11) {
-            if pcs.len() == 12 {
-                return Err(RowError::OutOfRange {
-                    value: i64::from(value),
-                    position,
-                });
-            }
+        if let Some((position, &value)) = pcs.iter().enumerate().find(|&(_, &v)| v > 11)
+            && pcs.len() == 12
+        {
+            return Err(RowError::OutOfRange {
+                value: i64::from(value),
+                position,
+            });
         }
         let mut seen = [false; 12];
         for &v in pcs {

@@ -39,20 +39,20 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
 pub(super) fn parse_row(text: &str) -> Result<Row, RowError> {
     let mut toks = tokens(text);
     // A compact row: one 12-character token of digits and T/E/A/B.
-    if let [only] = toks.as_slice() {
-        if only.text.chars().count() == 12 && only.text.chars().all(|c| compact_digit(c).is_some())
-        {
-            let column = only.column;
-            toks = only
-                .text
-                .char_indices()
-                .enumerate()
-                .map(|(i, (offset, c))| Token {
-                    text: &only.text[offset..offset + c.len_utf8()],
-                    column: column + i,
-                })
-                .collect();
-        }
+    if let [only] = toks.as_slice()
+        && only.text.chars().count() == 12
+        && only.text.chars().all(|c| compact_digit(c).is_some())
+    {
+        let column = only.column;
+        toks = only
+            .text
+            .char_indices()
+            .enumerate()
+            .map(|(i, (offset, c))| Token {
+                text: &only.text[offset..offset + c.len_utf8()],
+                column: column + i,
+            })
+            .collect();
     }
     let note_mode = toks.iter().any(|t| looks_like_note_name(t.text));
     let mut pcs = Vec::with_capacity(toks.len());
@@ -77,10 +77,10 @@ pub(super) fn parse_row(text: &str) -> Result<Row, RowError> {
             }
         }
     }
-    if pcs.len() == 12 {
-        if let Some(err) = out_of_range {
-            return Err(err);
-        }
+    if pcs.len() == 12
+        && let Some(err) = out_of_range
+    {
+        return Err(err);
     }
     Row::new(&pcs)
 }
@@ -97,10 +97,10 @@ fn compact_digit(c: char) -> Option<i64> {
 /// A number, or `T`/`A` (10), `E`/`B` (11).
 fn number(text: &str) -> Option<i64> {
     let mut chars = text.chars();
-    if let (Some(c), None) = (chars.next(), chars.next()) {
-        if let Some(v) = compact_digit(c) {
-            return Some(v);
-        }
+    if let (Some(c), None) = (chars.next(), chars.next())
+        && let Some(v) = compact_digit(c)
+    {
+        return Some(v);
     }
     text.parse::<i64>().ok()
 }

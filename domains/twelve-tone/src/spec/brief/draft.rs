@@ -196,11 +196,11 @@ impl Draft {
                 Ok(())
             }
             Effect::RegisterContrast(strength) => {
-                if let (Some(existing), Some(_)) = (&mut self.contrast, strength) {
-                    if existing.value.is_none() {
-                        existing.value = strength;
-                        return Ok(());
-                    }
+                if let (Some(existing), Some(_)) = (&mut self.contrast, strength)
+                    && existing.value.is_none()
+                {
+                    existing.value = strength;
+                    return Ok(());
                 }
                 if self.contrast.is_some() && strength.is_none() {
                     return Ok(());

@@ -217,16 +217,16 @@ pub fn compile_brief(text: &str) -> Result<CompiledBrief, BriefError> {
     let mut i = 0;
     'scan: while i < tokens.len() {
         for rule in RULES {
-            if let Some(found) = rule(ctx, i) {
-                if found.end > i {
-                    let start = lead_in(ctx, &understood, i);
-                    draft.apply(found.effect, phrase(ctx, start, found.end))?;
-                    for flag in understood.iter_mut().take(found.end).skip(start) {
-                        *flag = true;
-                    }
-                    i = found.end;
-                    continue 'scan;
+            if let Some(found) = rule(ctx, i)
+                && found.end > i
+            {
+                let start = lead_in(ctx, &understood, i);
+                draft.apply(found.effect, phrase(ctx, start, found.end))?;
+                for flag in understood.iter_mut().take(found.end).skip(start) {
+                    *flag = true;
                 }
+                i = found.end;
+                continue 'scan;
             }
         }
         i += 1;
@@ -280,10 +280,8 @@ fn leftovers(ctx: Ctx<'_>, understood: &[bool]) -> Vec<String> {
         let bridges = !taken && token.kind == Kind::Word;
         if unknown {
             run = Some(run.map_or((i, i), |(first, _)| (first, i)));
-        } else if !bridges {
-            if let Some((first, last)) = run.take() {
-                out.push(ctx.text_of(first, last + 1).to_string());
-            }
+        } else if !bridges && let Some((first, last)) = run.take() {
+            out.push(ctx.text_of(first, last + 1).to_string());
         }
     }
     if let Some((first, last)) = run {

@@ -173,11 +173,11 @@ pub(crate) fn historical(c: Ctx<'_>, i: usize) -> Option<Match> {
         for k in i + 1..limit {
             if c.any(k, ROW_WORDS).is_some() {
                 let end = if c.is(k - 1, "tone") { k - 1 } else { k };
-                if end > i {
-                    if let Ok(found) = resolve(c.text_of(i, end)) {
-                        let id = found.id.clone();
-                        return Match::new(k + 1, Effect::Row(RowChoice::Historical { id }));
-                    }
+                if end > i
+                    && let Ok(found) = resolve(c.text_of(i, end))
+                {
+                    let id = found.id.clone();
+                    return Match::new(k + 1, Effect::Row(RowChoice::Historical { id }));
                 }
                 return None;
             }

@@ -101,23 +101,24 @@ fn modifier(c: Ctx<'_>, j: usize, draft: &mut CanonDraft) -> Option<usize> {
         draft.inversion = true;
         return Some(j + 3);
     }
-    if draft.pair.is_none() && c.any(j, &["between", "of", "for", "in", "on"]).is_some() {
-        if let Some((pair, end)) = voice_pair(c, j + 1) {
-            draft.pair = Some(pair);
-            return Some(end);
-        }
+    if draft.pair.is_none()
+        && c.any(j, &["between", "of", "for", "in", "on"]).is_some()
+        && let Some((pair, end)) = voice_pair(c, j + 1)
+    {
+        draft.pair = Some(pair);
+        return Some(end);
     }
-    if draft.delay.is_none() {
-        if let Some((bars, end)) = delay(c, j) {
-            draft.delay = Some(bars);
-            return Some(end);
-        }
+    if draft.delay.is_none()
+        && let Some((bars, end)) = delay(c, j)
+    {
+        draft.delay = Some(bars);
+        return Some(end);
     }
-    if draft.transpose.is_none() {
-        if let Some((semitones, end)) = transposition(c, j) {
-            draft.transpose = Some(semitones);
-            return Some(end);
-        }
+    if draft.transpose.is_none()
+        && let Some((semitones, end)) = transposition(c, j)
+    {
+        draft.transpose = Some(semitones);
+        return Some(end);
     }
     if draft.axis.is_none() && c.any(j, &["around", "about", "axis"]).is_some() {
         let k = c.skip(j + 1, &["the"]);
