@@ -47,15 +47,15 @@ impl Repeats {
         }
     }
 
-    /// Notes `rung`'s answer; whether it was one already judged.
-    fn answered(&mut self, rung: &str, answer: &impl serde::Serialize) -> bool {
+    /// Notes `rung`'s answer: a rung that answered with a candidate already judged
+    /// is not asked again about this one.
+    fn answered(&mut self, rung: &str, answer: &impl serde::Serialize) {
         let answer = record(answer);
         if self.judged.contains(&answer) {
             self.rungs.push(rung.to_owned());
-            return true;
+        } else {
+            self.judged.push(answer);
         }
-        self.judged.push(answer);
-        false
     }
 
     fn repeated(&self, rung: &str) -> bool {

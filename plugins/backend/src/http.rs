@@ -78,7 +78,7 @@ impl Transport {
     }
 
     pub(crate) fn key(&self) -> Option<&ApiKey> {
-        self.0.key.as_ref()
+        self.0.key()
     }
 
     /// POSTs `body` to `url` with `headers`, retrying transient failures; the parsed

@@ -143,8 +143,8 @@ pub(super) struct Offer {
     /// Each note of the first slot with the notes the second may take after it
     /// (empty when the request has one slot). Empty: any note name at both.
     pairs: Vec<(String, Vec<String>)>,
-    /// The slots after the second: each its notes, `None` for any note name.
-    later: Vec<Option<Vec<String>>>,
+    /// The slots after the second: each its notes (none: any note name).
+    later: Vec<Vec<String>>,
     /// How many slots the request asks for.
     slots: usize,
 }
@@ -199,10 +199,7 @@ pub(super) fn offer(ex: &Exercise, slots: &[(usize, Beat)], refused: Option<u8>)
     let later = slots
         .iter()
         .skip(2)
-        .map(|&slot| {
-            let notes = offered(ex, slot, false);
-            (!notes.is_empty()).then(|| names(&notes))
-        })
+        .map(|&slot| names(&offered(ex, slot, false)))
         .collect();
     Offer {
         pairs: pairs.into_iter().map(|(n, s, _)| (n, s)).collect(),
@@ -253,8 +250,7 @@ pub(super) fn grammar(offer: &Offer) -> String {
         }
     }
     for (k, names) in offer.later.iter().enumerate() {
-        let body = names.as_deref().map_or_else(|| ANY_NOTE.to_owned(), choice);
-        g.push_str(&format!("n{} ::= {body}\n", k + 2));
+        g.push_str(&format!("n{} ::= {}\n", k + 2, choice(names)));
     }
     g
 }
@@ -302,7 +298,7 @@ pub(super) fn admits(offer: &Offer, text: &str, truncated: bool) -> bool {
         .iter()
         .enumerate()
         .skip(2)
-        .all(|(k, t)| fits(k, t, offer.later[k - 2].as_deref().unwrap_or(&[])))
+        .all(|(k, t)| fits(k, t, &offer.later[k - 2]))
 }
 
 #[cfg(test)]
@@ -444,7 +440,7 @@ mod tests {
         let pick = |k: usize| match k {
             0 => alts.pairs[0].0.clone(),
             1 => alts.pairs[0].1[0].clone(),
-            _ => alts.later[k - 2].as_ref().expect("notes offered")[0].clone(),
+            _ => alts.later[k - 2].first().expect("notes offered").clone(),
         };
         let good = format!("{} {} {}", pick(0), pick(1), pick(2));
         assert!(admits(&alts, &good, false), "{good}");
