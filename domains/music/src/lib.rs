@@ -26,8 +26,8 @@ pub mod time_text;
 
 pub use format::{PitchLevel, ReadOptions};
 pub use score::{
-    Event, Key, Letter, Meter, MeterError, Mode, Pitch, PitchError, Score, Spelling, Time, Voice,
-    time,
+    Event, Grace, Key, Letter, Meter, MeterError, Mode, Pitch, PitchError, Score, Spelling, Time,
+    Voice, time,
 };
 
 /// `"1 grace note"`, `"4 grace notes"`: a count for a warning or an error.

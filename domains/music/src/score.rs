@@ -304,18 +304,55 @@ pub enum PitchError {
     },
 }
 
+/// How a grace note is written: slashed and quick, or unslashed and leaning on
+/// the note it leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grace {
+    /// Slashed, played as quickly as possible (MusicXML `<grace slash="yes"/>`,
+    /// MEI `@grace="unacc"`, LilyPond `\acciaccatura`, the text grammar's `>0/`).
+    Acciaccatura,
+    /// Unslashed (MusicXML `<grace/>`, MEI `@grace="acc"` or `"unknown"`, LilyPond
+    /// `\appoggiatura`, the text grammar's `>0`).
+    Appoggiatura,
+}
+
 /// One onset in one voice: one or more pitches sharing onset and duration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// **Grace notes** are events with [`Event::grace`] set. They take no notated time:
+/// their `duration` is zero and their `onset` is the onset of the note they lead to
+/// (where they are written). In a voice they come before the other events at that
+/// onset, in the order they were written ([`Voice::sort`] keeps it). How long one
+/// sounds in a performance (time taken from the note before, or from the note it
+/// leads to) is the player's, not the score's: the model records none.
+///
+/// Every field has a default, so a literal can name only what it needs:
+///
+/// ```
+/// use cantus_music::{Event, Grace, Pitch, time};
+/// let grace = Event {
+///     onset: time(2, 1),
+///     pitches: vec![Pitch::new(61)],
+///     grace: Some(Grace::Acciaccatura),
+///     ..Event::default()
+/// };
+/// assert!(grace.is_grace() && grace.duration == time(0, 1));
+/// assert_eq!(Event::grace_note(time(2, 1), vec![Pitch::new(61)], Grace::Acciaccatura), grace);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// Onset from the start of the score, in quarter notes (≥ 0).
     pub onset: Time,
-    /// Duration in quarter notes (> 0).
+    /// Duration in quarter notes: > 0, or exactly 0 for a grace note.
     pub duration: Time,
     /// Sounding pitches, sorted ascending by MIDI number, no duplicates, never empty.
     pub pitches: Vec<Pitch>,
     /// An optional free-form annotation carried by formats that can hold it
     /// (the twelve-tone domain stores its row tags here, e.g. `P0:1-3`).
     pub tag: Option<String>,
+    /// Set for a grace note (see the type's docs); `None` for every other event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace: Option<Grace>,
 }
 
 impl Event {
@@ -324,10 +361,28 @@ impl Event {
             onset,
             duration,
             pitches,
-            tag: None,
+            ..Event::default()
         };
         e.normalise_pitches();
         e
+    }
+
+    /// A grace note (or grace chord) written before the note at `onset`: no
+    /// duration, `grace` set.
+    pub fn grace_note(onset: Time, pitches: Vec<Pitch>, kind: Grace) -> Self {
+        let mut e = Event {
+            onset,
+            pitches,
+            grace: Some(kind),
+            ..Event::default()
+        };
+        e.normalise_pitches();
+        e
+    }
+
+    /// Whether this is a grace note.
+    pub fn is_grace(&self) -> bool {
+        self.grace.is_some()
     }
 
     /// End time (exclusive).
@@ -354,37 +409,59 @@ impl Event {
 }
 
 /// One voice (part, staff line) of a score.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Voice {
     pub name: String,
     /// Events sorted by onset (ties broken by duration, pitches, tag: [`Voice::sort`]).
     pub events: Vec<Event>,
+    /// This part's own key signature, where a reader found one, at the pitch its
+    /// notes were read at (a B♭ clarinet's signature is transposed with its notes
+    /// when a score is read at sounding pitch). Parts of one score may differ —
+    /// transposing instruments, horns written without a signature — and then each
+    /// keeps its own; [`Score::key`] is the first part's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<Key>,
 }
 
 impl Voice {
     pub fn new(name: impl Into<String>) -> Self {
         Voice {
             name: name.into(),
-            events: Vec::new(),
+            ..Voice::default()
         }
     }
 
-    /// Restores the canonical order of `events`: by onset, then duration, then the
-    /// pitches (MIDI numbers, compared in order), then the tag. The order is total,
-    /// so writers that walk a sorted voice produce the same output for equal voices.
+    /// Restores the canonical order of `events`: by onset, then grace notes before
+    /// the other events at that onset (in their written order: the sort is
+    /// stable and never reorders two grace notes of one onset), then duration, then
+    /// the pitches (MIDI numbers, compared in order), then the tag. Apart from grace
+    /// notes the order is total, so writers that walk a sorted voice produce the same
+    /// output for equal voices.
     pub fn sort(&mut self) {
         self.events.sort_by(|a, b| {
             a.onset
                 .cmp(&b.onset)
-                .then(a.duration.cmp(&b.duration))
+                .then_with(|| b.is_grace().cmp(&a.is_grace()))
                 .then_with(|| {
-                    a.pitches
-                        .iter()
-                        .map(|p| p.midi)
-                        .cmp(b.pitches.iter().map(|p| p.midi))
+                    if a.is_grace() {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    a.duration
+                        .cmp(&b.duration)
+                        .then_with(|| {
+                            a.pitches
+                                .iter()
+                                .map(|p| p.midi)
+                                .cmp(b.pitches.iter().map(|p| p.midi))
+                        })
+                        .then_with(|| a.tag.cmp(&b.tag))
                 })
-                .then_with(|| a.tag.cmp(&b.tag))
         });
+    }
+
+    /// Number of grace notes (events) in the voice.
+    pub fn grace_count(&self) -> usize {
+        self.events.iter().filter(|e| e.is_grace()).count()
     }
 }
 
@@ -578,6 +655,22 @@ impl Score {
             v.sort();
         }
     }
+
+    /// Number of grace notes (events) over all voices.
+    pub fn grace_count(&self) -> usize {
+        self.voices.iter().map(Voice::grace_count).sum()
+    }
+
+    /// Removes every grace note; returns how many events were removed.
+    pub fn remove_grace_notes(&mut self) -> usize {
+        let mut removed = 0;
+        for v in &mut self.voices {
+            let before = v.events.len();
+            v.events.retain(|e| !e.is_grace());
+            removed += before - v.events.len();
+        }
+        removed
+    }
 }
 
 /// `name`, or `name #2`, `name #3`, … whichever `used` does not hold yet; the
@@ -612,6 +705,28 @@ mod tests {
         assert!(!d.overlaps(&e));
         let f = ev((0, 1), (1_000_001, 3_000_000), 60);
         assert!(f.overlaps(&e), "any positive amount overlaps");
+    }
+
+    #[test]
+    fn grace_notes_sort_before_their_note_in_written_order() {
+        let g = |midi| Event::grace_note(time(1, 1), vec![Pitch::new(midi)], Grace::Acciaccatura);
+        let mut v = Voice::new("Piano");
+        v.events = vec![ev((1, 1), (1, 1), 60), g(67), ev((0, 1), (1, 1), 72), g(61)];
+        v.sort();
+        let order: Vec<(u8, bool)> = v
+            .events
+            .iter()
+            .map(|e| (e.pitches[0].midi, e.is_grace()))
+            .collect();
+        // The higher grace note was written first and stays first.
+        assert_eq!(order, [(72, false), (67, true), (61, true), (60, false)]);
+        assert_eq!(v.grace_count(), 2);
+        let mut score = Score {
+            voices: vec![v],
+            ..Score::default()
+        };
+        assert_eq!(score.remove_grace_notes(), 2);
+        assert_eq!(score.event_count(), 2);
     }
 
     #[test]

@@ -20,6 +20,7 @@ fn voice(name: &str, events: Vec<Event>) -> Voice {
     Voice {
         name: name.into(),
         events,
+        ..Voice::default()
     }
 }
 

@@ -20,6 +20,7 @@ fn two_bars() -> Score {
         voices: vec![Voice {
             name: "Violin".into(),
             events: vec![ev(0, 2, &[67]), ev(2, 4, &[69, 72]), ev(6, 2, &[71])],
+            ..Voice::default()
         }],
         ..Score::default()
     }
@@ -126,6 +127,7 @@ fn a_mark_off_every_onset_goes_to_the_note_sounding_then() {
     let later = Voice {
         name: "Late".into(),
         events: vec![Event::new(time(4, 1), time(1, 1), vec![Pitch::new(60)])],
+        ..Voice::default()
     };
     assert_eq!(mark_target(&later, time(0, 1)), Some(0), "before: the next");
     assert_eq!(mark_target(&Voice::new("Empty"), time(0, 1)), None);

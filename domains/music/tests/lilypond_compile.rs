@@ -141,6 +141,7 @@ fn hand_made() -> Vec<Score> {
                     ev(time(0, 1), time(2, 1), &[70]),
                     ev(time(2, 1), time(5, 2), &[72]),
                 ],
+                ..Voice::default()
             },
             Voice {
                 name: "Bass".into(),
@@ -148,6 +149,7 @@ fn hand_made() -> Vec<Score> {
                     ev(time(0, 1), time(6, 1), &[43, 50]),
                     ev(time(7, 1), time(1, 3), &[38]),
                 ],
+                ..Voice::default()
             },
         ],
     };

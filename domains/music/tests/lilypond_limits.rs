@@ -120,6 +120,7 @@ fn many_overlapping_notes_over_many_bars_are_refused_by_their_total() {
         voices: vec![Voice {
             name: "Cluster".into(),
             events,
+            ..Voice::default()
         }],
         ..Score::default()
     };

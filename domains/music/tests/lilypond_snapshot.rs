@@ -27,6 +27,7 @@ fn duet() -> Score {
             note(time(2, 1), time(2, 1), vec![Pitch::new(81)]),
             note(time(5, 1), time(1, 1), vec![spelled(70, Letter::B, -1)]),
         ],
+        ..Voice::default()
     };
     let cello = Voice {
         name: "Cello".into(),
@@ -34,6 +35,7 @@ fn duet() -> Score {
             note(time(0, 1), time(2, 1), vec![Pitch::new(43), Pitch::new(50)]),
             note(time(3, 1), time(3, 1), vec![Pitch::new(43)]),
         ],
+        ..Voice::default()
     };
     Score {
         title: Some("Snapshot Duet".into()),
@@ -80,6 +82,7 @@ fn polyphonic_voice() -> Score {
         voices: vec![Voice {
             name: "Piano \"RH\"".into(),
             events,
+            ..Voice::default()
         }],
     }
 }

@@ -16,6 +16,7 @@ fn one_voice(meter: Meter, events: Vec<(Time, Time, Vec<u8>)>) -> Score {
                     Event::new(on, dur, keys.into_iter().map(Pitch::new).collect())
                 })
                 .collect(),
+            ..Voice::default()
         }],
         ..Score::default()
     }

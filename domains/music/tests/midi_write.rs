@@ -17,6 +17,7 @@ fn voice(name: &str, events: Vec<Event>) -> Voice {
     Voice {
         name: name.into(),
         events,
+        ..Voice::default()
     }
 }
 

@@ -98,7 +98,7 @@ fn score() -> impl Strategy<Value = Score> {
             } else {
                 name.to_string()
             };
-            let mut v = Voice { name, events };
+            let mut v = Voice { name, events, ..Voice::default() };
             v.sort();
             v
         });

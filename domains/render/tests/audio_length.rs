@@ -127,6 +127,7 @@ fn a_note_after_a_tempo_change_sounds_where_the_tempo_map_puts_it() {
         voices: vec![Voice {
             name: "Piano".into(),
             events: vec![Event::new(time(6, 1), time(1, 1), vec![Pitch::new(72)])],
+            ..Voice::default()
         }],
         ..Score::default()
     };

@@ -37,6 +37,7 @@ fn one_voice(events: Vec<Event>) -> Score {
         voices: vec![Voice {
             name: "V".into(),
             events,
+            ..Voice::default()
         }],
         ..Score::default()
     }

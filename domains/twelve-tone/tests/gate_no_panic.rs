@@ -22,6 +22,7 @@ fn event() -> impl Strategy<Value = Event> {
             duration: Time::new(len, d),
             pitches: pitches.into_iter().map(Pitch::new).collect(),
             tag,
+            ..Event::default()
         })
 }
 
@@ -42,6 +43,7 @@ fn score() -> impl Strategy<Value = Score> {
                     Voice {
                         name: format!("v{i}"),
                         events,
+                        ..Voice::default()
                     }
                 })
                 .collect(),

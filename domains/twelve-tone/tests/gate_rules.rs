@@ -30,6 +30,7 @@ fn score(voices: Vec<(&str, Vec<Event>)>, bars: u32) -> Score {
             .map(|(name, events)| Voice {
                 name: name.to_owned(),
                 events,
+                ..Voice::default()
             })
             .collect(),
         ..Score::default()
@@ -434,7 +435,11 @@ fn scores_with_many_voices_are_swept_alike() {
         bars: Some(2),
         voices: voices
             .into_iter()
-            .map(|(name, events)| Voice { name, events })
+            .map(|(name, events)| Voice {
+                name,
+                events,
+                ..Voice::default()
+            })
             .collect(),
         ..Score::default()
     };

@@ -37,6 +37,7 @@ fn one_voice(events: Vec<Event>, bars: u32) -> Score {
         voices: vec![Voice {
             name: "Solo".to_owned(),
             events,
+            ..Voice::default()
         }],
         ..Score::default()
     }

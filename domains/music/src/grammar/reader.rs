@@ -526,6 +526,7 @@ fn read_event(
         ),
         pitches,
         tag: token.tag.map(str::to_string),
+        ..Event::default()
     };
     event.normalise_pitches();
     Some(event)

@@ -484,6 +484,7 @@ impl<'d, 's> Walk<'d, 's> {
             voices.push(Voice {
                 name: unique_name(staff.name, &mut used),
                 events,
+                ..Voice::default()
             });
         }
         let mut warnings = report.warnings;

@@ -176,7 +176,11 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
             } else {
                 name.clone()
             };
-            voices.push(Voice { name, events });
+            voices.push(Voice {
+                name,
+                events,
+                ..Voice::default()
+            });
         }
     }
 

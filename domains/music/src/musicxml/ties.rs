@@ -95,7 +95,7 @@ pub(crate) fn events_from_notes(
                     onset: note.onset,
                     duration: note.duration,
                     pitches: Vec::new(),
-                    tag: None,
+                    ..Event::default()
                 });
                 staff_of.push(note.staff);
                 slots.push(events.len() - 1);

@@ -243,10 +243,12 @@ mod tests {
                 Voice {
                     name: "A".into(),
                     events: vec![ev(0, &[60, 64]), ev(1, &[62])],
+                    ..Voice::default()
                 },
                 Voice {
                     name: "B".into(),
                     events: vec![ev(0, &[48]), ev(2, &[61])],
+                    ..Voice::default()
                 },
             ],
             ..Score::default()

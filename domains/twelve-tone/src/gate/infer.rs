@@ -213,6 +213,7 @@ mod tests {
             voices: vec![Voice {
                 name: "V".into(),
                 events,
+                ..Voice::default()
             }],
             ..Score::default()
         }
