@@ -427,7 +427,10 @@ pub enum VerifyError {
 }
 
 /// Judges the piece in `file` by the strict (or relaxed) gate, against its spec, a
-/// given row, or the row inferred from the music.
+/// given row, or the row inferred from the music. Read `lenient`ly, grace notes are
+/// kept and judged as row tones sounding before the note they lead to (they take no
+/// time, so no timing rule applies to them); read strictly, they are left out with a
+/// warning, as every command that judges timed notes does.
 pub fn verify(file: &Path, lenient: bool, against: &Against) -> Result<Verified, VerifyError> {
     use cantus_twelve_tone::Blueprint;
     use cantus_twelve_tone::gate::SerialGate;
@@ -446,7 +449,12 @@ pub fn verify(file: &Path, lenient: bool, against: &Against) -> Result<Verified,
         }
         (None, None) => SerialGate::inferring(against.mode),
     };
-    let loaded = cantus_music::format::read_path(file, lenient)?;
+    let options = cantus_music::ReadOptions {
+        lenient,
+        grace_notes: lenient,
+        ..cantus_music::ReadOptions::default()
+    };
+    let loaded = cantus_music::format::read_path_with(file, &options)?;
     let report = gate.judge_score(&loaded.score);
     Ok(Verified { loaded, report })
 }

@@ -36,7 +36,12 @@ fn read_as(format: Format, bytes: &[u8], opts: &ReadOptions) -> Option<Score> {
 /// Reads `bytes` as `format` and, if that works, writes the score in each
 /// format and reads it back (unmeasured: the writers' costs are theirs).
 fn read_and_round_trip(format: Format, bytes: &[u8]) {
-    if let Some(score) = read_as(format, bytes, &ReadOptions::lenient(true)) {
+    let graces = ReadOptions {
+        lenient: true,
+        grace_notes: true,
+        ..ReadOptions::default()
+    };
+    if let Some(score) = read_as(format, bytes, &graces) {
         write_and_read_back(&score);
     }
 }
@@ -54,7 +59,11 @@ fn write_and_read_back(score: &Score) {
     for format in [Format::Grammar, Format::Midi, Format::MusicXml] {
         if let Ok(bytes) = format::render(score, format) {
             let path = PathBuf::from(format!("written.{}", format.extension()));
-            if let Err(e) = format::read_bytes(&path, format, &bytes, &ReadOptions::default()) {
+            let graces = ReadOptions {
+                grace_notes: true,
+                ..ReadOptions::default()
+            };
+            if let Err(e) = format::read_bytes(&path, format, &bytes, &graces) {
                 panic!("the {format} writer wrote what its reader refuses: {e}");
             }
         }
@@ -155,7 +164,7 @@ fn targets() -> Vec<Target> {
             },
             also: |b| read_and_round_trip(Format::Grammar, b),
             generated: long_grammar_line,
-            dictionary: &[b"@1 [-]\n", b"  A: ", b"C4@1>4 ", b"+E4", b"{tag}", b"(grid:12t)", b"|", b"VOICES:", b"%", b"\n@"],
+            dictionary: &[b"@1 [-]\n", b"  A: ", b"C4@1>4 ", b"D5@1>g ", b">g/", b"+E4", b"{tag}", b"(grid:12t)", b"|", b"VOICES:", b"%", b"\n@"],
             // Measured worst: 19.6 MB for the 800 kB long line (24 per byte).
             limits: Limits { time, base_bytes: 4 * MIB, per_byte: 48 },
         },
@@ -176,7 +185,7 @@ fn targets() -> Vec<Target> {
             name: "musicxml",
             read: |b| {
                 read_as(Format::MusicXml, b, &ReadOptions::default());
-                let written = ReadOptions { pitch: PitchLevel::Written, ..ReadOptions::default() };
+                let written = ReadOptions { pitch: PitchLevel::Written, grace_notes: true, ..ReadOptions::default() };
                 read_as(Format::MusicXml, b, &written);
             },
             also: |b| read_and_round_trip(Format::MusicXml, b),
@@ -200,7 +209,7 @@ fn targets() -> Vec<Target> {
             name: "mei",
             read: |b| {
                 read_as(Format::Mei, b, &ReadOptions::default());
-                let written = ReadOptions { pitch: PitchLevel::Written, ..ReadOptions::default() };
+                let written = ReadOptions { pitch: PitchLevel::Written, grace_notes: true, ..ReadOptions::default() };
                 read_as(Format::Mei, b, &written);
             },
             also: |b| read_and_round_trip(Format::Mei, b),

@@ -38,7 +38,12 @@ pub fn run(args: Args) -> Exit {
         Ok(row) => row.map(|(row, _)| row),
         Err(e) => return bad_input(format!("--row: {e}")),
     };
-    let loaded = match read_path_with(&args.file, &args.read.options()) {
+    // Composers write row tones as grace notes: the analysis reads them.
+    let options = cantus_music::ReadOptions {
+        grace_notes: true,
+        ..args.read.options()
+    };
+    let loaded = match read_path_with(&args.file, &options) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };

@@ -1,7 +1,7 @@
 //! `cantus convert IN OUT`: between the text grammar, MIDI, MusicXML and LilyPond.
 
 use super::{Exit, ReadFlags, bad_input};
-use cantus_music::format::{read_path_with, write_path};
+use cantus_music::format::{Format, read_path_with, write_path};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -12,10 +12,18 @@ pub struct Args {
     output: PathBuf,
     #[command(flatten)]
     read: ReadFlags,
+    /// Keep grace notes (MusicXML, MEI, text grammar) as notes without duration. Only the
+    /// text grammar writes them (`>g`); other outputs leave them out and say how many.
+    #[arg(long)]
+    grace_notes: bool,
 }
 
 pub fn run(args: Args) -> Exit {
-    let loaded = match read_path_with(&args.input, &args.read.options()) {
+    let options = cantus_music::ReadOptions {
+        grace_notes: args.grace_notes,
+        ..args.read.options()
+    };
+    let loaded = match read_path_with(&args.input, &options) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };
@@ -26,11 +34,18 @@ pub fn run(args: Args) -> Exit {
         Ok(renamed) => renamed.iter().for_each(|w| eprintln!("{w}")),
         Err(e) => return bad_input(e),
     }
+    // Only the text grammar writes grace notes; the others left them out.
+    let graces_kept = Format::from_path(&args.output).is_ok_and(|f| f == Format::Grammar);
+    let left_out = if graces_kept {
+        0
+    } else {
+        loaded.score.grace_count()
+    };
     eprintln!(
         "wrote {} ({} voices, {} events, {} bars)",
         args.output.display(),
         loaded.score.voices.len(),
-        loaded.score.event_count(),
+        loaded.score.event_count() - left_out,
         loaded.score.bar_count()
     );
     Exit::Ok

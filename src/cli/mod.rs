@@ -145,7 +145,6 @@ pub fn print_json(value: &impl serde::Serialize) {
     );
 }
 
-/// Prints an error for bad input and returns [`Exit::BadInput`].
 /// How a score file is read: the flags every command that reads scores shares.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct ReadFlags {
@@ -167,10 +166,12 @@ impl ReadFlags {
             } else {
                 cantus_music::PitchLevel::Sounding
             },
+            ..cantus_music::ReadOptions::default()
         }
     }
 }
 
+/// Prints an error for bad input and returns [`Exit::BadInput`].
 pub fn bad_input(message: impl std::fmt::Display) -> Exit {
     eprintln!("error: {message}");
     Exit::BadInput

@@ -13,7 +13,8 @@ pub struct Args {
     pub domain: super::DomainName,
     /// The piece: .txt (grammar), .mid or .musicxml.
     pub file: PathBuf,
-    /// Read a text-grammar file leniently (raw model output).
+    /// Read leniently: a text-grammar file as raw model output is read; grace notes
+    /// (MusicXML, MEI, grammar) are kept and judged as row tones.
     #[arg(long)]
     pub lenient: bool,
     /// Print a JSON object: passed, mode, violations [{predicate, bar, voice, onset, reason}], facts.

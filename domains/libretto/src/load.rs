@@ -59,6 +59,7 @@ pub fn load_with_score(path: &Path, lenient: bool) -> Result<(Loaded, Score), Lo
             let opts = grammar::ParseOptions {
                 source_name: Some(path.display().to_string()),
                 lenient,
+                ..grammar::ParseOptions::default()
             };
             let parsed = grammar::parse(&text, &opts).map_err(FormatError::Grammar)?;
             let loaded = Loaded {

@@ -5,7 +5,9 @@
 //! grammar cannot carry the first two (`,` separates voices, names identify
 //! them) and XML cannot carry the third. The exact writers refuse such scores
 //! (a writer never writes what its reader would refuse); a conversion instead
-//! renames or cleans what it must and says so, one warning per change.
+//! renames or cleans what it must and says so, one warning per change. Grace
+//! notes go only to the formats that can carry them (the text grammar); a
+//! conversion to any other leaves them out and says how many.
 
 use crate::format::Format;
 use crate::grammar::voice_name_problem;
@@ -17,15 +19,35 @@ use std::collections::HashSet;
 /// `score` as `format` can carry it, and a warning per change.
 pub(crate) fn fit(score: &Score, format: Format) -> (Cow<'_, Score>, Vec<String>) {
     let mut warnings = Vec::new();
+    let graceless = (format != Format::Grammar)
+        .then(|| without_grace_notes(score, format, &mut warnings))
+        .flatten();
+    let base = graceless.as_ref().unwrap_or(score);
     let fitted = match format {
-        Format::Grammar => fit_grammar(score, &mut warnings),
-        Format::MusicXml => fit_xml(score, &mut warnings),
+        Format::Grammar => fit_grammar(base, &mut warnings),
+        Format::MusicXml => fit_xml(base, &mut warnings),
         _ => None,
     };
-    match fitted {
-        Some(s) => (Cow::Owned(s), warnings),
-        None => (Cow::Borrowed(score), warnings),
+    match (fitted, graceless) {
+        (Some(s), _) | (None, Some(s)) => (Cow::Owned(s), warnings),
+        (None, None) => (Cow::Borrowed(score), warnings),
     }
+}
+
+/// `score` without its grace notes, if it has any, with a warning saying how many
+/// `format` could not carry.
+fn without_grace_notes(score: &Score, format: Format, warnings: &mut Vec<String>) -> Option<Score> {
+    let count = score.grace_count();
+    if count == 0 {
+        return None;
+    }
+    let mut out = score.clone();
+    out.remove_grace_notes();
+    warnings.push(format!(
+        "{} left out: the {format} writer does not write grace notes",
+        crate::counted(count as u64, "grace note", "grace notes")
+    ));
+    Some(out)
 }
 
 /// Voice names the grammar's VOICES line can hold; `None` if all already can.

@@ -15,6 +15,25 @@
 //! voice name (or title, or tag) the target format cannot carry is renamed or
 //! cleaned with a warning instead of refused ([`render_converting`]); [`render`]
 //! is the exact writer and refuses it.
+//!
+//! # Grace notes
+//!
+//! MusicXML (`<grace/>`), MEI (`@grace`, `<graceGrp>`) and the text grammar
+//! (`>g`, `>g/`) carry grace notes; MIDI has none. A reader keeps them only when
+//! [`ReadOptions::grace_notes`] asks, each as an event flagged
+//! [`Event::grace`](crate::Event::grace) with no duration at the onset of the note it
+//! leads to (see [`crate::Event`]); otherwise it leaves them out and says how many.
+//! Of the writers only the text grammar writes them; a conversion to MIDI,
+//! MusicXML or LilyPond leaves them out with a warning, and the exact writers
+//! refuse them. Command by command:
+//!
+//! | command | grace notes |
+//! |---|---|
+//! | `cantus analyze` | always read: row tones before the note they lead to |
+//! | `cantus verify --lenient` | read and judged as row tones (no timing rule applies to them) |
+//! | `cantus verify` (strict reading), `render`, `fingerprint`, `compare`, the workflows | left out, with a warning |
+//! | `cantus convert --grace-notes` | read; written to `.txt`, left out (with a warning) elsewhere |
+//! | `cantus convert` | left out, with a warning |
 
 use crate::fit;
 use crate::score::Score;
@@ -107,6 +126,12 @@ pub struct ReadOptions {
     pub lenient: bool,
     /// MusicXML, compressed MusicXML and MEI: sounding (default) or written pitch.
     pub pitch: PitchLevel,
+    /// MusicXML, compressed MusicXML, MEI and the text grammar: keep grace notes as
+    /// events flagged [`Event::grace`](crate::Event::grace) (no duration, at the
+    /// onset of the note they lead to). By default they are left out and counted in
+    /// a warning, so a command that judges timed notes never meets one. MIDI has no
+    /// grace notes.
+    pub grace_notes: bool,
 }
 
 impl ReadOptions {
@@ -269,6 +294,7 @@ pub fn read_bytes(
             let parse_opts = grammar::ParseOptions {
                 source_name: Some(path.display().to_string()),
                 lenient: opts.lenient,
+                grace_notes: opts.grace_notes,
             };
             let parsed = grammar::parse(text, &parse_opts).map_err(FormatError::Grammar)?;
             loaded(

@@ -20,6 +20,39 @@ fn t(n: i64) -> Time {
 }
 
 #[test]
+fn an_mei_grace_note_asked_for_is_an_event_without_time_at_its_note() {
+    let opts = ReadOptions {
+        grace_notes: true,
+        ..ReadOptions::default()
+    };
+    let loaded = format::read_path_with(&fixture("serial-duet.mei"), &opts).expect("reads");
+    let clarinet = &loaded.score.voices[0];
+    let graces: Vec<_> = clarinet.events.iter().filter(|e| e.is_grace()).collect();
+    assert_eq!(graces.len(), 1);
+    // Written B5 sounds A5 on the B♭ clarinet, at the onset of the C6 (B♭5) it leads to.
+    assert_eq!(
+        (
+            graces[0].onset,
+            graces[0].duration,
+            graces[0].pitches[0].midi
+        ),
+        (t(4), t(0), 81)
+    );
+    assert_eq!(
+        graces[0].grace,
+        Some(cantus_music::Grace::Appoggiatura),
+        "grace=\"acc\""
+    );
+    let k = clarinet.events.iter().position(|e| e.is_grace()).unwrap();
+    assert_eq!(
+        clarinet.events[k + 1].pitches[0].midi,
+        82,
+        "then the note itself"
+    );
+    assert!(!loaded.warnings.iter().any(|w| w.contains("grace")));
+}
+
+#[test]
 fn an_mei_5_score_reads_with_pickup_transposition_tuplets_ties_and_accidentals() {
     let loaded = format::read_path(&fixture("serial-duet.mei"), false).expect("reads");
     assert_eq!(loaded.format, Format::Mei);
@@ -37,9 +70,9 @@ fn an_mei_5_score_reads_with_pickup_transposition_tuplets_ties_and_accidentals()
             (t(2), t(1), vec![74]),              // written E5 sounds D5
             (t(3), time(1, 3), vec![76]),        // triplet: written F♯5 → E5
             (time(10, 3), time(1, 3), vec![77]), // G5 → F5
-            (time(11, 3), time(1, 3), vec![79]), // A5 → G5 (the grace B5 is skipped)
-            (t(4), t(3), vec![82]),              // C6 → B♭5, tied over the barline by @tie
-            (t(8), t(1), vec![76]),              // F5, sharp from the written key → E5
+            (time(11, 3), time(1, 3), vec![79]), // A5 → G5
+            (t(4), t(3), vec![82]), // C6 → B♭5 (after the grace B5, skipped), tied over the barline by @tie
+            (t(8), t(1), vec![76]), // F5, sharp from the written key → E5
         ]
     );
     let b_flat = s.voices[0].events[4].pitches[0].spelling.expect("spelled");
@@ -57,7 +90,8 @@ fn an_mei_5_score_reads_with_pickup_transposition_tuplets_ties_and_accidentals()
         loaded
             .warnings
             .iter()
-            .any(|w| w == "1 grace note skipped (they take no notated time)"),
+            .any(|w| w
+                == "1 grace note skipped (they take no notated time; kept when grace notes are asked for)"),
         "{:?}",
         loaded.warnings
     );
@@ -115,6 +149,9 @@ fn mei_round_trips_through_the_text_grammar() {
         let mut expected = loaded.score.clone();
         expected.title = None; // the grammar has no title
         expected.bars = Some(expected.bar_count());
+        for v in &mut expected.voices {
+            v.key = None; // nor a key per part
+        }
         assert_eq!(back, expected, "{name}");
     }
 }
@@ -180,4 +217,49 @@ fn a_transposition_written_as_a_decimal_whole_number_is_read() {
     let (line, message) = invalid(&doc("-2.5"));
     assert_eq!(line, 3);
     assert!(message.contains("@trans.semi"), "{message}");
+}
+
+#[test]
+fn each_staff_keeps_its_own_key_and_transposing_staves_raise_no_warning() {
+    // An orchestral score written without key signatures, as Webern's Op. 21
+    // encoding is: at sounding pitch the clarinet's and the horn's signatures differ
+    // from the strings' by their transposition. Only the viola changing its own key
+    // in bar 2 is a change the model cannot hold.
+    let staff = |n: u32, label: &str, extra: &str| {
+        format!("<staffDef n=\"{n}\" lines=\"5\" label=\"{label}\" key.sig=\"0\"{extra}/>")
+    };
+    let defs = [
+        staff(1, "Clarinet in Bb", " trans.semi=\"-2\" trans.diat=\"-1\""),
+        staff(2, "Horn in F", " trans.semi=\"-7\" trans.diat=\"-4\""),
+        staff(3, "Violin", ""),
+        staff(4, "Viola", ""),
+    ]
+    .join("");
+    let bar = |_: u32| {
+        (1..=4)
+            .map(|s| format!("<staff n=\"{s}\"><layer><note pname=\"c\" oct=\"5\" dur=\"1\"/></layer></staff>"))
+            .collect::<String>()
+    };
+    let xml = format!(
+        "<mei><music><body><mdiv><score><scoreDef meter.count=\"4\" meter.unit=\"4\"><staffGrp>{defs}</staffGrp></scoreDef>\
+         <section><measure n=\"1\">{}</measure>\
+         <scoreDef><staffGrp><staffDef n=\"4\" key.sig=\"2f\"/></staffGrp></scoreDef>\
+         <measure n=\"2\">{}</measure></section></score></mdiv></body></music></mei>",
+        bar(1),
+        bar(2)
+    );
+    let (score, warnings) = mei::read_with(&xml, &ReadOptions::default()).expect("reads");
+    let fifths: Vec<Option<i32>> = score
+        .voices
+        .iter()
+        .map(|v| v.key.map(|k| k.fifths()))
+        .collect();
+    assert_eq!(fifths, vec![Some(-2), Some(-1), Some(0), Some(0)]);
+    let keys: Vec<&String> = warnings.iter().filter(|w| w.contains("key")).collect();
+    assert_eq!(keys.len(), 1, "{warnings:?}");
+    assert!(
+        keys[0]
+            .ends_with("staff 4: key change to -2 fifths ignored; the staff keeps its first key"),
+        "{keys:?}"
+    );
 }

@@ -5,7 +5,7 @@
 
 use cantus_music::format::{self, Format, ReadOptions};
 use cantus_music::musicxml::{self, MusicXmlError};
-use cantus_music::{Letter, PitchLevel, Spelling, Time, time};
+use cantus_music::{Grace, Letter, PitchLevel, Spelling, Time, time};
 use std::path::{Path, PathBuf};
 
 mod musicxml_common;
@@ -103,7 +103,43 @@ fn grace_notes_are_skipped_and_the_user_is_told_how_many() {
         loaded
             .warnings
             .iter()
-            .any(|w| w == "4 grace notes skipped (they take no notated time)"),
+            .any(|w| w
+                == "4 grace notes skipped (they take no notated time; kept when grace notes are asked for)"),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
+fn grace_notes_asked_for_are_events_without_time_before_their_note() {
+    let opts = ReadOptions {
+        grace_notes: true,
+        ..ReadOptions::default()
+    };
+    let loaded = read("grace-notes.musicxml", &opts);
+    let voice = &loaded.score.voices[0];
+    let seen: Vec<(Time, Time, Vec<u8>, Option<Grace>)> = voice
+        .events
+        .iter()
+        .map(|e| {
+            let midi = e.pitches.iter().map(|p| p.midi).collect();
+            (e.onset, e.duration, midi, e.grace)
+        })
+        .collect();
+    let (acc, app) = (Some(Grace::Acciaccatura), Some(Grace::Appoggiatura));
+    assert_eq!(
+        seen,
+        vec![
+            (t(0), t(0), vec![74], acc), // slashed D5 before C5
+            (t(0), t(1), vec![72], None),
+            (t(1), t(0), vec![77, 81], app), // the grace chord F5+A5 is one event
+            (t(1), t(1), vec![76], None),
+            (t(2), t(0), vec![79], app), // grace G5, not tied into the G5 it leads to
+            (t(2), t(2), vec![79], None),
+        ]
+    );
+    assert!(
+        !loaded.warnings.iter().any(|w| w.contains("grace")),
         "{:?}",
         loaded.warnings
     );

@@ -468,3 +468,55 @@ fn read_file_names_the_file() {
         "{missing:?}"
     );
 }
+
+#[test]
+fn each_part_keeps_its_own_key_and_only_a_change_within_a_part_is_reported() {
+    let attrs = |fifths: i32, transpose: &str| {
+        format!(
+            "<attributes><divisions>1</divisions><key><fifths>{fifths}</fifths></key>\
+             <time><beats>4</beats><beat-type>4</beat-type></time>{transpose}</attributes>"
+        )
+    };
+    let measure = |n: u32, attrs: &str| {
+        format!(
+            "<measure number=\"{n}\">{attrs}{}</measure>",
+            note("C5", 4, "")
+        )
+    };
+    let clarinet = "<transpose><diatonic>-1</diatonic><chromatic>-2</chromatic></transpose>";
+    let horn = "<transpose><diatonic>-4</diatonic><chromatic>-7</chromatic></transpose>";
+    let flute = measure(1, &attrs(-1, "")) + &measure(2, "");
+    // The clarinet is written a tone higher, so its D major signature sounds C major;
+    // the horn is written without a signature, as horns often are.
+    let clar = measure(1, &attrs(2, clarinet)) + &measure(2, "");
+    let hn = measure(1, &attrs(0, horn)) + &measure(2, "");
+    let changing = measure(1, &attrs(-1, "")) + &measure(2, &attrs(-3, ""));
+    let xml = doc(&[
+        ("Flute", &flute),
+        ("Clarinet in Bb", &clar),
+        ("Horn in F", &hn),
+        ("Oboe", &changing),
+    ]);
+    let (score, report) = musicxml::read_with_report(&xml).expect("reads");
+    let fifths: Vec<Option<i32>> = score
+        .voices
+        .iter()
+        .map(|v| v.key.map(|k| k.fifths()))
+        .collect();
+    // At sounding pitch: the flute's F major, the clarinet's C, the horn's F (its
+    // written C sounds a fifth lower), the oboe's first key.
+    assert_eq!(fifths, vec![Some(-1), Some(0), Some(-1), Some(-1)]);
+    assert_eq!(score.key.map(|k| k.fifths()), Some(-1), "the first part's");
+    let keys: Vec<&String> = report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("key"))
+        .collect();
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(
+        keys[0].ends_with(
+            "key change to -3 fifths in measure 2 ignored; the part keeps its first key"
+        ),
+        "{keys:?}"
+    );
+}

@@ -20,6 +20,7 @@ fn op21() -> Score {
     let options = ParseOptions {
         source_name: Some(path.display().to_string()),
         lenient: false,
+        ..ParseOptions::default()
     };
     parse(&text, &options)
         .expect("the fixture reads strictly")

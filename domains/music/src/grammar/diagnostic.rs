@@ -80,6 +80,9 @@ pub mod rule {
     pub const ONSET_RANGE: &str = "G-ONSET-RANGE";
     /// A duration of zero slots.
     pub const DURATION_ZERO: &str = "G-DURATION-ZERO";
+    /// A grace note (`>g`) left out because grace notes were not asked for (a
+    /// warning in both modes).
+    pub const GRACE_SKIPPED: &str = "G-GRACE-SKIPPED";
     /// Too many diagnostics: the rest were counted, not recorded.
     pub const SUPPRESSED: &str = "G-SUPPRESSED";
 }
@@ -375,6 +378,8 @@ impl DiagnosticList {
 pub(crate) struct Sink<'a> {
     pub(crate) source: &'a str,
     pub(crate) lenient: bool,
+    /// Whether `>g` tokens become grace events (else each is a warning).
+    pub(crate) grace_notes: bool,
     pub(crate) errors: DiagnosticList,
     pub(crate) warnings: DiagnosticList,
     columns: ColumnCache,
@@ -385,6 +390,7 @@ impl<'a> Sink<'a> {
         Sink {
             source,
             lenient,
+            grace_notes: false,
             errors: DiagnosticList::default(),
             warnings: DiagnosticList::default(),
             columns: ColumnCache::default(),

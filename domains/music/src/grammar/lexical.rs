@@ -6,7 +6,7 @@
 //! diagnostics. Nothing here allocates except the pitch list of a token.
 
 use super::diagnostic::rule;
-use crate::score::{Letter, Pitch, Spelling};
+use crate::score::{Grace, Letter, Pitch, Spelling};
 use std::ops::Range;
 
 /// A problem found inside one slice: rule, byte span within the slice, message, help.
@@ -172,15 +172,19 @@ pub(crate) struct Token<'a> {
     /// 1-based onset slot as written (range-checked by the caller).
     pub(crate) slot: u32,
     pub(crate) slot_span: Range<usize>,
-    /// Duration in slots as written (zero is checked by the caller).
+    /// Duration in slots as written (zero is checked by the caller); 0 for a
+    /// grace note.
     pub(crate) duration: u32,
     pub(crate) duration_span: Range<usize>,
+    /// `>g` (appoggiatura) or `>g/` (acciaccatura) instead of a duration.
+    pub(crate) grace: Option<Grace>,
     /// The `{tag}` text without braces.
     pub(crate) tag: Option<&'a str>,
 }
 
-/// Splits `pitch{+pitch}@slot>duration[^velocity][{tag}]`. The velocity is
-/// accepted and ignored (Libretto v3 writes it; Cantus has no velocities).
+/// Splits `pitch{+pitch}@slot>duration[^velocity][{tag}]`, where the duration may
+/// be `g` or `g/` (a grace note). The velocity is accepted and ignored (Libretto
+/// v3 writes it; Cantus has no velocities).
 pub(crate) fn split_token(tok: &str) -> Result<Token<'_>, Fault> {
     let (body, tag) = match tok.find('{') {
         None => (tok, None),
@@ -220,7 +224,15 @@ pub(crate) fn split_token(tok: &str) -> Result<Token<'_>, Fault> {
         ));
     }
     let dur_start = slot_span.end + 1;
-    let dur_len = digit_run(&body[dur_start..]);
+    let grace = match body.as_bytes().get(dur_start..dur_start + 2) {
+        Some(b"g/") => Some((Grace::Acciaccatura, 2)),
+        _ if body.as_bytes().get(dur_start) == Some(&b'g') => Some((Grace::Appoggiatura, 1)),
+        _ => None,
+    };
+    let dur_len = match grace {
+        Some((_, len)) => len,
+        None => digit_run(&body[dur_start..]),
+    };
     let duration_span = dur_start..dur_start + dur_len;
     if dur_len == 0 {
         return Err(unexpected(
@@ -247,19 +259,23 @@ pub(crate) fn split_token(tok: &str) -> Result<Token<'_>, Fault> {
             format!("onset slot {} is too large", &body[slot_span.clone()]),
         )
     })?;
-    let duration = parse_u32(&body[duration_span.clone()]).ok_or_else(|| {
-        Fault::new(
-            rule::TOKEN,
-            duration_span.clone(),
-            format!("duration {} is too large", &body[duration_span.clone()]),
-        )
-    })?;
+    let duration = match grace {
+        Some(_) => 0,
+        None => parse_u32(&body[duration_span.clone()]).ok_or_else(|| {
+            Fault::new(
+                rule::TOKEN,
+                duration_span.clone(),
+                format!("duration {} is too large", &body[duration_span.clone()]),
+            )
+        })?,
+    };
     Ok(Token {
         pitches: &body[..at],
         slot,
         slot_span,
         duration,
         duration_span,
+        grace: grace.map(|(kind, _)| kind),
         tag,
     })
 }

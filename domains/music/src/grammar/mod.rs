@@ -37,6 +37,12 @@
 //!   `pitch{+pitch}@slot>duration`, then optionally Libretto v3's `^velocity`
 //!   (accepted and ignored in both modes) and then optionally a Cantus `{tag}`
 //!   (free text without whitespace or `}`), stored in [`Event::tag`](crate::Event::tag).
+//!   **Grace notes** (Cantus extension): `g` in place of the duration is a grace
+//!   note, `g/` a slashed one (acciaccatura), e.g. `Db5@5>g/ C4@5>2`: it takes no
+//!   time and sounds before the events at its slot in its voice, in the order
+//!   written ([`Event::grace`](crate::Event::grace)). It is read only when
+//!   [`ParseOptions::grace_notes`] asks for it; otherwise it is skipped with a
+//!   `G-GRACE-SKIPPED` warning, in both modes. `>0` is still an error.
 //!   A pitch is a letter `A-G`/`a-g`, any `#`/`b`, and an octave, possibly
 //!   negative: C4 = 60, C-1 = 0, `Bb1`, `C##4`, `Cbb4`; MIDI must lie in 0..=127.
 //!   The written spelling is kept in [`Pitch::spelling`](crate::Pitch::spelling).
@@ -122,6 +128,9 @@ pub struct ParseOptions {
     /// Tolerate what Libretto's parser tolerates, with a warning for each thing
     /// skipped or guessed, instead of refusing the text.
     pub lenient: bool,
+    /// Read `>g` / `>g/` tokens as grace events; otherwise each is skipped with a
+    /// `G-GRACE-SKIPPED` warning (in either mode).
+    pub grace_notes: bool,
 }
 
 impl ParseOptions {
@@ -129,7 +138,7 @@ impl ParseOptions {
     pub fn named(source: impl Into<String>) -> Self {
         ParseOptions {
             source_name: Some(source.into()),
-            lenient: false,
+            ..ParseOptions::default()
         }
     }
 
@@ -145,7 +154,8 @@ impl ParseOptions {
 pub struct Parsed {
     /// The score: voices in declared order, events sorted.
     pub score: Score,
-    /// Warnings (lenient mode only; empty in strict mode).
+    /// Warnings: lenient mode's, and in either mode the grace notes skipped
+    /// because they were not asked for.
     pub warnings: Vec<Diagnostic>,
 }
 

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 pub(crate) fn read(text: &str, opts: &ParseOptions) -> Result<Parsed, GrammarError> {
     let source = opts.source_name.as_deref().unwrap_or("<input>");
     let mut sink = Sink::new(source, opts.lenient);
+    sink.grace_notes = opts.grace_notes;
     // A byte-order mark is not part of the header.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
@@ -495,7 +496,18 @@ fn read_event(
             return None;
         }
     }
-    if token.duration == 0 {
+    if token.grace.is_some() && !sink.grace_notes {
+        let span = token.duration_span.start + off..token.duration_span.end + off;
+        let fault = Fault::new(
+            rule::GRACE_SKIPPED,
+            span,
+            format!("grace note `{}` skipped", shorten(tok)),
+        )
+        .help("grace notes take no notated time; they are read when asked for (`cantus analyze`, `verify --lenient`, `--grace-notes`)");
+        sink.warn(at, fault);
+        return None;
+    }
+    if token.duration == 0 && token.grace.is_none() {
         let span = token.duration_span.start + off..token.duration_span.end + off;
         let fault = Fault::new(
             rule::DURATION_ZERO,
@@ -526,7 +538,7 @@ fn read_event(
         ),
         pitches,
         tag: token.tag.map(str::to_string),
-        ..Event::default()
+        grace: token.grace,
     };
     event.normalise_pitches();
     Some(event)

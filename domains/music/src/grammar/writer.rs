@@ -9,7 +9,7 @@
 
 use super::lexical::strip_comment;
 use super::{MAX_BAR, MAX_GRID, MAX_METER};
-use crate::score::{Event, Meter, Pitch, Score, Time, Voice};
+use crate::score::{Event, Grace, Meter, Pitch, Score, Time, Voice};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
@@ -134,11 +134,14 @@ pub fn write(score: &Score) -> Result<String, WriteError> {
                 })?;
             let offset = (on_n * bar_d - index * bar_n * on_d, on_d * bar_d);
             let duration = match wide(e.duration) {
-                Some((n, d)) if n > 0 => (n, d),
+                Some((n, d)) if n > 0 || (n == 0 && e.is_grace()) => (n, d),
                 _ => {
                     return Err(fail(
                         bar,
-                        format!("its duration {} is not above 0", e.duration),
+                        format!(
+                            "its duration {} is not above 0 (only a grace note has none)",
+                            e.duration
+                        ),
                     ));
                 }
             };
@@ -275,17 +278,23 @@ pub fn write(score: &Score) -> Result<String, WriteError> {
     Ok(out)
 }
 
-/// The order of [`Voice::sort`]: onset, then duration, then lowest pitch.
+/// The order of [`Voice::sort`]: onset, then grace notes (in written order: they
+/// compare equal and the sort is stable), then duration, then lowest pitch.
 fn sort_key(a: &Event, b: &Event) -> Ordering {
     a.onset
         .cmp(&b.onset)
-        .then(a.duration.cmp(&b.duration))
-        .then(
-            a.pitches
-                .first()
-                .map(|p| p.midi)
-                .cmp(&b.pitches.first().map(|p| p.midi)),
-        )
+        .then_with(|| b.is_grace().cmp(&a.is_grace()))
+        .then_with(|| {
+            if a.is_grace() {
+                return Ordering::Equal;
+            }
+            a.duration.cmp(&b.duration).then(
+                a.pitches
+                    .first()
+                    .map(|p| p.midi)
+                    .cmp(&b.pitches.first().map(|p| p.midi)),
+            )
+        })
 }
 
 /// `lcm(a, b)`, saturating at a value no writer grid is a multiple of.
@@ -470,7 +479,11 @@ fn write_token(out: &mut String, e: &Event, p: &Placed, grid: u32) -> Result<(),
     out.push('@');
     push_num(out, slot);
     out.push('>');
-    push_num(out, dur);
+    match e.grace {
+        Some(Grace::Acciaccatura) => out.push_str("g/"),
+        Some(Grace::Appoggiatura) => out.push('g'),
+        None => push_num(out, dur),
+    }
     if let Some(tag) = &e.tag {
         out.push('{');
         out.push_str(tag);

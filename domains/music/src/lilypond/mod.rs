@@ -190,15 +190,17 @@ pub fn write_annotated(
         let _ = writeln!(out, "  title = {}", string_literal(title));
     }
     out.push_str("  tagline = ##f\n}\n\n\\score {\n  <<\n");
-    let key = score
-        .key
-        .map(|key| {
-            key_command(key).ok_or_else(|| {
-                LilypondError::Score("key tonic beyond double sharps or flats".into())
-            })
-        })
-        .transpose()?;
     for (index, (voice, lines)) in score.voices.iter().zip(&staves).enumerate() {
+        // The part's own key, else the score's.
+        let key = voice
+            .key
+            .or(score.key)
+            .map(|key| {
+                key_command(key).ok_or_else(|| {
+                    LilypondError::Score("key tonic beyond double sharps or flats".into())
+                })
+            })
+            .transpose()?;
         let mut staff = Vec::new();
         let pitches = voice
             .events
@@ -253,6 +255,13 @@ fn check_events(voice: &Voice) -> Result<i128, LilypondError> {
         };
         if event.onset < zero {
             return Err(unwritable("negative onset".into()));
+        }
+        if event.is_grace() {
+            return Err(unwritable(
+                "a grace note; the LilyPond writer does not write them (a conversion \
+                 leaves them out)"
+                    .into(),
+            ));
         }
         if event.duration <= zero {
             return Err(unwritable(format!(

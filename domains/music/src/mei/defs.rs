@@ -173,13 +173,35 @@ impl Walk<'_, '_> {
         if let Some((fifths, alters)) = key {
             staff.key = Some(alters);
             let t = staff.transpose;
-            let mode = doc.attr(el, "key.mode");
-            let sounding = if self.pitch_level == PitchLevel::Sounding {
+            let mode = match doc.attr(el, "key.mode") {
+                Some("minor") => Mode::Minor,
+                _ => Mode::Major,
+            };
+            let fifths = if self.pitch_level == PitchLevel::Sounding {
                 t.fifths(fifths)
             } else {
                 fifths
             };
-            self.set_key(el, sounding.clamp(-7, 7), mode);
+            // Each staff keeps its own signature: parts of one score differ (a
+            // transposing instrument, horns without a signature). Only a staff
+            // changing its own key is something the model cannot hold.
+            let key = Key::from_fifths(fifths.clamp(-7, 7), mode);
+            let n = staff.n;
+            match staff.first_key {
+                None => staff.first_key = Some(key),
+                Some(first) if first != key => {
+                    let msg = format!(
+                        "staff {n}: key change to {} fifths ignored; the staff keeps its first key",
+                        key.fifths()
+                    );
+                    self.warn(el, &msg);
+                }
+                Some(_) => {}
+            }
+            if self.key.is_none() {
+                self.key = Some(key);
+                self.key_mode = Some(mode);
+            }
         }
         Ok(())
     }
@@ -204,6 +226,7 @@ impl Walk<'_, '_> {
                     name: format!("Staff {n}"),
                     transpose: Transpose::default(),
                     key: None,
+                    first_key: None,
                     notes: Vec::new(),
                 });
                 self.staves.len() - 1

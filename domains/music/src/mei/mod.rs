@@ -21,8 +21,12 @@
 //!   read at sounding pitch unless [`crate::PitchLevel::Written`] is asked for.
 //! * **Ties**: `@tie` (`i`, `m`, `t`) and `<tie startid endid>` merge notes into
 //!   one event, as in MusicXML.
-//! * **Skipped, with a warning each kind**: grace notes (`@grace`, `graceGrp`:
-//!   they take no notated time), measure and beat repeats (`mRpt`, `beatRpt`:
+//! * **Grace notes** (`@grace` on a note or chord, `<graceGrp>`): left out and
+//!   counted in a warning, unless [`ReadOptions::grace_notes`] asks for them; then
+//!   each note or chord is an event flagged [`crate::Event::grace`] — acciaccatura
+//!   for `unacc` or a slashed stem, appoggiatura for `acc` and `unknown` — with no
+//!   duration, at the onset of the note it leads to, and never tied.
+//! * **Skipped, with a warning each kind**: measure and beat repeats (`mRpt`, `beatRpt`:
 //!   read as silence of their length), later meter, key and tempo changes
 //!   (times stay absolute; the score keeps the first).
 //! * **Metadata**: the title from `meiHead`; meter from `@meter.count` /

@@ -12,7 +12,7 @@ use crate::musicxml::notation::NoteType;
 use crate::musicxml::part::RawNote;
 use crate::musicxml::ties::events_from_notes;
 use crate::musicxml::transpose::Transpose;
-use crate::score::{Key, Letter, Meter, Mode, Score, Spelling, Time, Voice, unique_name};
+use crate::score::{Grace, Key, Letter, Meter, Mode, Score, Spelling, Time, Voice, unique_name};
 use num_traits::{CheckedAdd, CheckedMul, Zero};
 use std::collections::{HashMap, HashSet};
 
@@ -68,6 +68,8 @@ pub(super) struct Staff {
     pub(super) name: String,
     pub(super) transpose: Transpose,
     pub(super) key: Option<[i8; 7]>,
+    /// Its first signature as a key, at the pitch level read (the voice's key).
+    pub(super) first_key: Option<Key>,
     pub(super) notes: Vec<RawNote>,
 }
 
@@ -91,7 +93,12 @@ pub(super) struct Walk<'d, 's> {
     pub(super) ids: HashMap<String, (usize, usize)>,
     /// `<tie startid endid>` elements, resolved at the end.
     pub(super) ties: Vec<(usize, String, String)>,
+    /// Grace notes left out (not asked for).
     pub(super) grace: usize,
+    /// Whether grace notes are kept ([`ReadOptions::grace_notes`]).
+    pub(super) grace_notes: bool,
+    /// Inside a `<graceGrp>`: the kind its notes are.
+    pub(super) in_grace_group: Option<Grace>,
     pub(super) repeats: usize,
     pub(super) report: ReadReport,
 }
@@ -115,6 +122,8 @@ impl<'d, 's> Walk<'d, 's> {
             ids: HashMap::new(),
             ties: Vec::new(),
             grace: 0,
+            grace_notes: opts.grace_notes,
+            in_grace_group: None,
             repeats: 0,
             report: ReadReport::default(),
         }
@@ -261,19 +270,32 @@ impl<'d, 's> Walk<'d, 's> {
         for c in doc.children(el) {
             let advance = match doc.node(c).name.as_str() {
                 "note" => {
-                    if doc.attr(c, "grace").is_some() {
-                        self.grace += 1;
+                    if let Some(kind) = self.grace_kind(c) {
+                        if self.grace_notes {
+                            self.group_start();
+                            self.note(c, staff, layer, (cursor, Time::zero()), None, Some(kind))?;
+                        } else {
+                            self.grace += 1;
+                        }
                         continue;
                     }
                     let length = self.duration(c, None, scale)?;
                     self.group_start();
-                    self.note(c, staff, layer, cursor, length, None)?;
+                    self.note(c, staff, layer, (cursor, length), None, None)?;
                     length
                 }
                 "chord" => {
                     let notes: Vec<usize> = doc.children_named(c, "note").collect();
-                    if doc.attr(c, "grace").is_some() {
-                        self.grace += notes.len();
+                    if let Some(kind) = self.grace_kind(c) {
+                        if self.grace_notes {
+                            self.group_start();
+                            for n in notes {
+                                let zero = Time::zero();
+                                self.note(n, staff, layer, (cursor, zero), None, Some(kind))?;
+                            }
+                        } else {
+                            self.grace += notes.len();
+                        }
                         continue;
                     }
                     let length = self.duration(c, None, scale)?;
@@ -281,7 +303,7 @@ impl<'d, 's> Walk<'d, 's> {
                     let tie = doc.attr(c, "tie");
                     for n in notes {
                         let own = self.duration(n, Some(length), scale)?;
-                        self.note(n, staff, layer, cursor, own, tie)?;
+                        self.note(n, staff, layer, (cursor, own), tie, None)?;
                     }
                     length
                 }
@@ -321,7 +343,15 @@ impl<'d, 's> Walk<'d, 's> {
                     continue;
                 }
                 "graceGrp" => {
-                    self.grace += count_notes(doc, c);
+                    if self.grace_notes {
+                        // Its notes take no time: the cursor stays where it is.
+                        let outer = self.in_grace_group;
+                        self.in_grace_group = Some(grace_of(doc, c).unwrap_or(Grace::Appoggiatura));
+                        self.layer(c, staff, layer, cursor, scale)?;
+                        self.in_grace_group = outer;
+                    } else {
+                        self.grace += count_notes(doc, c);
+                    }
                     continue;
                 }
                 "app" | "choice" => {
@@ -341,6 +371,12 @@ impl<'d, 's> Walk<'d, 's> {
 
     fn group_start(&mut self) {
         self.groups += 1;
+    }
+
+    /// The grace kind of a `<note>` or `<chord>`: its own `@grace`, or the
+    /// enclosing `<graceGrp>`'s; `None` for a note that takes time.
+    fn grace_kind(&self, el: usize) -> Option<Grace> {
+        grace_of(self.doc, el).or(self.in_grace_group)
     }
 
     /// The written value of `el` (`@dur`, `@dots` or `<dot>` children) times
@@ -373,9 +409,9 @@ impl<'d, 's> Walk<'d, 's> {
         n: usize,
         staff: usize,
         layer: &str,
-        onset: Time,
-        duration: Time,
+        (onset, duration): (Time, Time),
         chord_tie: Option<&str>,
+        grace: Option<Grace>,
     ) -> Result<(), MeiError> {
         let doc = self.doc;
         let pname = doc.attr(n, "pname").unwrap_or("");
@@ -424,7 +460,11 @@ impl<'d, 's> Walk<'d, 's> {
                 )
             })?;
         }
-        let tie = doc.attr(n, "tie").or(chord_tie).unwrap_or("");
+        // A grace note is never tied.
+        let tie = match grace {
+            Some(_) => "",
+            None => doc.attr(n, "tie").or(chord_tie).unwrap_or(""),
+        };
         let absolute = self
             .start
             .checked_add(&onset)
@@ -445,6 +485,7 @@ impl<'d, 's> Walk<'d, 's> {
             layer: layer.to_string(),
             staff: 1,
             node: n,
+            grace,
         });
         Ok(())
     }
@@ -484,13 +525,13 @@ impl<'d, 's> Walk<'d, 's> {
             voices.push(Voice {
                 name: unique_name(staff.name, &mut used),
                 events,
-                ..Voice::default()
+                key: staff.first_key,
             });
         }
         let mut warnings = report.warnings;
         if self.grace > 0 {
             warnings.push(format!(
-                "{} skipped (they take no notated time)",
+                "{} skipped (they take no notated time; kept when grace notes are asked for)",
                 crate::counted(self.grace as u64, "grace note", "grace notes")
             ));
         }
@@ -523,6 +564,17 @@ impl<'d, 's> Walk<'d, 's> {
 }
 
 /// Notes (in chords too) anywhere under `el`.
+/// The grace kind `@grace` (or a one-slash `@stem.mod`) gives `el`: `unacc` or a
+/// slashed stem is an acciaccatura, `acc` and `unknown` an appoggiatura.
+fn grace_of(doc: &Doc<'_>, el: usize) -> Option<Grace> {
+    let kind = doc.attr(el, "grace")?;
+    Some(match kind.trim() {
+        "unacc" => Grace::Acciaccatura,
+        _ if doc.attr(el, "stem.mod") == Some("1slash") => Grace::Acciaccatura,
+        _ => Grace::Appoggiatura,
+    })
+}
+
 fn count_notes(doc: &Doc<'_>, el: usize) -> usize {
     let mut count = 0;
     let mut stack = vec![el];

@@ -157,6 +157,11 @@ fn voice_track(voice: &Voice, channel: u8) -> Result<Track<'_>, MidiError> {
         if event.onset < Time::from_integer(0) {
             return Err(invalid("negative onset".into()));
         }
+        if event.is_grace() {
+            return Err(invalid(
+                "a grace note: MIDI has none (a conversion leaves them out)".into(),
+            ));
+        }
         if event.duration <= Time::from_integer(0) {
             return Err(invalid(format!(
                 "duration {} is not positive",

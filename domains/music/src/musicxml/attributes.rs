@@ -1,7 +1,9 @@
 //! The `<attributes>` of a measure and the score-wide facts inside measures:
 //! divisions, staves, `<transpose>`, key, time signature, and `<sound tempo>`.
-//! The first key, meter and tempo are the score's; later different ones are
-//! reported (the model has one of each).
+//! The first meter and tempo are the score's; later different ones are reported
+//! (the model has one of each). Each part keeps its own first key (parts differ:
+//! transposing instruments, horns without a signature); the score's key is the
+//! first part's, and only a part changing its own key is reported.
 
 use super::MusicXmlError;
 use super::notation::parse_decimal;
@@ -84,33 +86,51 @@ impl Walk<'_, '_, '_> {
             }
         };
         let measure = doc.attr(m, "number").unwrap_or("?");
+        match self.part_key {
+            None => {
+                self.part_key = Some(Key::from_fifths(fifths, mode.unwrap_or(Mode::Major)));
+                self.part_key_mode_stated = mode.is_some();
+            }
+            Some(first) if first.fifths() != fifths => {
+                let msg = format!(
+                    "key change to {fifths} fifths in measure {measure} ignored; \
+                     the part keeps its first key"
+                );
+                self.warn(k, &msg);
+                return Ok(());
+            }
+            Some(first) => match (self.part_key_mode_stated, mode) {
+                (false, Some(mode)) => {
+                    self.part_key = Some(Key::from_fifths(fifths, mode));
+                    self.part_key_mode_stated = true;
+                }
+                (true, Some(mode)) if mode != first.mode => {
+                    let msg = format!(
+                        "measure {measure} calls the key {mode:?}, the part's first key \
+                         says {:?}; the first is kept",
+                        first.mode
+                    );
+                    self.warn(k, &msg);
+                    return Ok(());
+                }
+                _ => {}
+            },
+        }
         match self.facts.key {
             None => {
                 self.facts.key = Some(Key::from_fifths(fifths, mode.unwrap_or(Mode::Major)));
                 self.facts.key_mode_stated = mode.is_some();
             }
-            Some(first) if first.fifths() != fifths => {
-                let msg = format!(
-                    "key change to {fifths} fifths in measure {measure} ignored; \
-                     the score keeps its first key"
-                );
-                self.warn(k, &msg);
-            }
-            Some(first) => match (self.facts.key_mode_stated, mode) {
-                (false, Some(mode)) => {
+            // Another part's own key: kept with that part.
+            Some(first) if first.fifths() != fifths => {}
+            // A mode stated later refines a signature that stated none; another
+            // part's different mode stays that part's.
+            Some(_) => {
+                if let (false, Some(mode)) = (self.facts.key_mode_stated, mode) {
                     self.facts.key = Some(Key::from_fifths(fifths, mode));
                     self.facts.key_mode_stated = true;
                 }
-                (true, Some(mode)) if mode != first.mode => {
-                    let msg = format!(
-                        "measure {measure} calls the key {mode:?}, the score's first key \
-                         says {:?}; the first is kept",
-                        first.mode
-                    );
-                    self.warn(k, &msg);
-                }
-                _ => {}
-            },
+            }
         }
         Ok(())
     }

@@ -77,6 +77,12 @@ pub(crate) fn validate(score: &Score) -> Result<(), MusicXmlError> {
             if ev.pitches.is_empty() {
                 return fail(format!("{at}: an event needs at least one pitch"));
             }
+            if ev.is_grace() {
+                return fail(format!(
+                    "{at}: a grace note; the MusicXML writer does not write them \
+                     (a conversion leaves them out)"
+                ));
+            }
             if ev.duration <= Time::zero() {
                 return fail(format!("{at}: duration {} is not positive", ev.duration));
             }

@@ -14,7 +14,7 @@ use super::read::ReadReport;
 use super::transpose::Transpose;
 use super::{MusicXmlError, TAG_LYRIC_NAME};
 use crate::format::{PitchLevel, ReadOptions};
-use crate::score::{Key, Letter, Meter, Spelling, Time};
+use crate::score::{Grace, Key, Letter, Meter, Spelling, Time};
 use num_traits::{CheckedAdd, CheckedDiv, Zero};
 
 /// Largest `<beats>` or `<beat-type>` accepted.
@@ -54,6 +54,8 @@ pub(crate) struct RawNote {
     pub staff: u32,
     /// The `<note>` element, for positions in errors and warnings.
     pub node: usize,
+    /// Set for a grace note (duration zero, never tied).
+    pub grace: Option<Grace>,
 }
 
 /// One part read: its noteheads and the length of each measure.
@@ -65,6 +67,10 @@ pub(crate) struct PartReading {
     pub total_length: Time,
     /// Staves of the part: the most declared by `<staves>` or used by `<staff>`.
     pub staves: u32,
+    /// The part's own first key signature.
+    pub key: Option<Key>,
+    /// Whether its mode was stated (else major was assumed).
+    pub key_mode_stated: bool,
 }
 
 /// The onset and chord group of the previous note or rest in a measure, which a
@@ -85,6 +91,12 @@ pub(super) struct Walk<'d, 's, 'f> {
     pub(super) transposes: Vec<(u32, Transpose)>,
     /// Whether the missing-`<divisions>` warning was given.
     pub(super) divisions_guessed: bool,
+    /// Whether grace notes are kept ([`ReadOptions::grace_notes`]).
+    pub(super) grace_notes: bool,
+    /// The part's first key signature (at the pitch level read).
+    pub(super) part_key: Option<Key>,
+    /// Whether a `<mode>` stated `part_key`'s mode.
+    pub(super) part_key_mode_stated: bool,
 }
 
 impl PartReading {
@@ -107,6 +119,9 @@ impl PartReading {
             pitch_level: opts.pitch,
             transposes: Vec::new(),
             divisions_guessed: false,
+            grace_notes: opts.grace_notes,
+            part_key: None,
+            part_key_mode_stated: false,
         };
         let mut start = Time::zero();
         let mut lengths = Vec::new();
@@ -122,6 +137,8 @@ impl PartReading {
             measure_lengths: lengths,
             total_length: start,
             staves: walk.staves,
+            key: walk.part_key,
+            key_mode_stated: walk.part_key_mode_stated,
         })
     }
 }
@@ -193,7 +210,11 @@ impl Walk<'_, '_, '_> {
     ) -> Result<(), MusicXmlError> {
         let doc = self.doc;
         let pitch = doc.child(n, "pitch");
-        if doc.has_child(n, "grace") {
+        let grace = doc.child(n, "grace").map(|g| match doc.attr(g, "slash") {
+            Some("yes") => Grace::Acciaccatura,
+            _ => Grace::Appoggiatura,
+        });
+        if grace.is_some() && (pitch.is_none() || !self.grace_notes) {
             if pitch.is_some() {
                 self.facts.report.grace_notes_skipped += 1;
             }
@@ -203,6 +224,8 @@ impl Walk<'_, '_, '_> {
             self.guess_divisions(n)?;
         }
         let duration = match doc.child(n, "duration") {
+            // A grace note takes no notated time, whatever it draws.
+            _ if grace.is_some() => Time::zero(),
             Some(d) => self.duration_of(d)?,
             None => match self.drawn_length(n) {
                 Some(len) => {
@@ -261,7 +284,7 @@ impl Walk<'_, '_, '_> {
             self.groups
         });
         *anchor = Some((onset, Some(group)));
-        if duration.is_zero() {
+        if duration.is_zero() && grace.is_none() {
             self.facts.report.zero_duration_skipped += 1;
             self.warn(n, "a pitched note with zero duration was left out");
             return Ok(());
@@ -272,6 +295,9 @@ impl Walk<'_, '_, '_> {
             .children_named(n, "notations")
             .flat_map(|nt| doc.children_named(nt, "tied"));
         for t in doc.children_named(n, "tie").chain(tied) {
+            if grace.is_some() {
+                break;
+            }
             match doc.attr(t, "type") {
                 Some("start") => tie_start = true,
                 Some("stop") => tie_stop = true,
@@ -297,7 +323,11 @@ impl Walk<'_, '_, '_> {
             layer: doc.child_text(n, "voice").unwrap_or("1").to_string(),
             staff,
             node: n,
+            grace,
         });
+        if grace.is_some() {
+            self.facts.report.grace_notes_read += 1;
+        }
         Ok(())
     }
 

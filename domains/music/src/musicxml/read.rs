@@ -22,8 +22,11 @@ use std::collections::HashMap;
 pub struct ReadReport {
     /// Human-readable notes on what was skipped, ignored or repaired, with positions.
     pub warnings: Vec<String>,
-    /// Pitched grace noteheads left out (they take no notated time).
+    /// Pitched grace noteheads left out (they take no notated time; kept only
+    /// with [`ReadOptions::grace_notes`]).
     pub grace_notes_skipped: usize,
+    /// Pitched grace noteheads kept as grace events.
+    pub grace_notes_read: usize,
     /// `<unpitched>` (percussion) noteheads left out.
     pub unpitched_skipped: usize,
     /// Pitched noteheads with a zero `<duration>`, left out.
@@ -54,10 +57,14 @@ pub fn read_with_report(xml: &str) -> Result<(Score, ReadReport), MusicXmlError>
 /// Reads a score-partwise MusicXML document with `opts` (sounding or written
 /// pitch for transposing parts) and reports what was skipped or merged.
 ///
-/// Grace notes are skipped (they take no notated time, and the model has no
-/// place for a note outside time): the report counts them and its warnings say
-/// how many, so a user sees it. A part without `<divisions>` is timed from its
-/// note types, as music21 reads such files.
+/// Grace notes are skipped unless [`ReadOptions::grace_notes`] asks for them
+/// (they take no notated time): the report counts them and its warnings say how
+/// many, so a user sees it. Kept, each becomes an event flagged
+/// [`Event::grace`](crate::Event::grace) — acciaccatura for `<grace slash="yes"/>`,
+/// appoggiatura otherwise — with no duration, at the onset of the note it leads to;
+/// `<grace/><chord/>` noteheads are one grace chord; ties on grace notes are
+/// ignored. A part without `<divisions>` is timed from its note types, as music21
+/// reads such files.
 pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), MusicXmlError> {
     let doc = Doc::parse(xml)?;
     let root = doc.root;
@@ -125,7 +132,7 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
             facts.report.grace_notes_skipped,
             "grace note",
             "grace notes",
-            "they take no notated time",
+            "they take no notated time; kept when grace notes are asked for",
         ),
         (
             facts.report.unpitched_skipped,
@@ -161,6 +168,7 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
         report.measures = report.measures.max(p.measure_lengths.len());
     }
 
+    let facts_key = facts.key;
     let mut voices = Vec::with_capacity(parts.len());
     for (name, mut reading) in parts {
         for note in &mut reading.notes {
@@ -169,6 +177,16 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
             })?;
         }
         let staves = reading.staves;
+        // A signature that states no mode has the score's when their fifths agree
+        // (a chorale's lower parts often leave the mode to the soprano's).
+        let key = match (reading.key, facts_key) {
+            (Some(own), Some(score))
+                if !reading.key_mode_stated && own.fifths() == score.fifths() =>
+            {
+                Some(score)
+            }
+            (own, _) => own,
+        };
         let lists = events_from_notes(&doc, reading.notes, staves, &mut report)?;
         for (k, events) in lists.into_iter().enumerate() {
             let name = if staves > 1 {
@@ -176,11 +194,7 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
             } else {
                 name.clone()
             };
-            voices.push(Voice {
-                name,
-                events,
-                ..Voice::default()
-            });
+            voices.push(Voice { name, events, key });
         }
     }
 

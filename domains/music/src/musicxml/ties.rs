@@ -38,6 +38,10 @@ pub(crate) fn events_from_notes(
                 .checked_add(&note.duration)
                 .ok_or_else(|| doc.error_at(note.node, "the note ends too late to represent"))
         };
+        if notes[i].grace.is_some() {
+            // A grace note is never tied and never continues a tie.
+            continue;
+        }
         if notes[i].tie_stop {
             let key = (notes[i].midi, notes[i].onset);
             let chosen = open.get_mut(&key).and_then(|heads| {
@@ -76,11 +80,17 @@ pub(crate) fn events_from_notes(
 
     let mut events: Vec<Event> = Vec::new();
     let mut staff_of: Vec<u32> = Vec::new();
-    let mut by_group: HashMap<(u32, usize, Time, Time), Vec<usize>> = HashMap::new();
+    let mut by_group: HashMap<(u32, usize, Time, Time, bool), Vec<usize>> = HashMap::new();
     for (note, _) in notes.into_iter().zip(merged).filter(|(_, m)| !m) {
         let pitch = Pitch::spelled(note.midi, note.spelling);
         let slots = by_group
-            .entry((note.staff, note.group, note.onset, note.duration))
+            .entry((
+                note.staff,
+                note.group,
+                note.onset,
+                note.duration,
+                note.grace.is_some(),
+            ))
             .or_default();
         // A second notehead of the same pitch in one chord becomes its own event,
         // so no notehead is lost.
@@ -95,6 +105,7 @@ pub(crate) fn events_from_notes(
                     onset: note.onset,
                     duration: note.duration,
                     pitches: Vec::new(),
+                    grace: note.grace,
                     ..Event::default()
                 });
                 staff_of.push(note.staff);
@@ -116,6 +127,7 @@ pub(crate) fn events_from_notes(
         }
     }
     for list in &mut by_staff {
+        // Stable: grace notes of one onset keep their written order.
         list.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
     }
     Ok(by_staff)
@@ -124,13 +136,21 @@ pub(crate) fn events_from_notes(
 /// Pitches compared by MIDI number, then spelling.
 type PitchKey = (u8, Option<(Letter, i8)>);
 
-/// A total order refining [`crate::score::Voice::sort`], so equal inputs give
-/// equal event lists.
-fn sort_key(e: &Event) -> (Time, Time, Vec<PitchKey>, Option<&str>) {
+/// Onset, whether timed (grace notes first), then for a timed event its duration,
+/// pitches and tag.
+type EventOrder<'e> = (Time, bool, Option<(Time, Vec<PitchKey>, Option<&'e str>)>);
+
+/// An order refining [`crate::score::Voice::sort`], so equal inputs give equal
+/// event lists: total except between grace notes of one onset (which the stable
+/// sort leaves in written order).
+fn sort_key(e: &Event) -> EventOrder<'_> {
+    if e.is_grace() {
+        return (e.onset, false, None);
+    }
     let pitches = e
         .pitches
         .iter()
         .map(|p| (p.midi, p.spelling.map(|s| (s.letter, s.alter))))
         .collect();
-    (e.onset, e.duration, pitches, e.tag.as_deref())
+    (e.onset, true, Some((e.duration, pitches, e.tag.as_deref())))
 }

@@ -120,9 +120,11 @@ pub fn write(score: &Score) -> Result<String, MusicXmlError> {
 /// Refuses what the reader would refuse: a key or meter out of its range, text
 /// XML cannot hold.
 fn check_readable(score: &Score) -> Result<(), MusicXmlError> {
-    if let Some(key) = score.key
-        && key.fifths().abs() > MAX_FIFTHS
-    {
+    let mut keys = score
+        .key
+        .into_iter()
+        .chain(score.voices.iter().filter_map(|v| v.key));
+    if let Some(key) = keys.find(|k| k.fifths().abs() > MAX_FIFTHS) {
         return Err(MusicXmlError::Unwritable(format!(
             "a key of {} fifths: MusicXML readers take -{MAX_FIFTHS} to {MAX_FIFTHS}",
             key.fifths()
@@ -180,12 +182,13 @@ fn written_pitch(p: Pitch) -> Result<(char, i8, i32), MusicXmlError> {
     Ok((sp.letter.as_char(), sp.alter, octave))
 }
 
-/// First-measure `<attributes>`: divisions, key, time and a clef chosen by the
-/// voice's mean pitch (bass clef below middle C).
+/// First-measure `<attributes>`: divisions, the part's key (its own, else the
+/// score's), time and a clef chosen by the voice's mean pitch (bass clef below
+/// middle C).
 fn attributes(out: &mut String, score: &Score, voice: &Voice, divisions: i64) {
     out.push_str("      <attributes>\n");
     let _ = writeln!(out, "        <divisions>{divisions}</divisions>");
-    if let Some(key) = score.key {
+    if let Some(key) = voice.key.or(score.key) {
         let mode = match key.mode {
             Mode::Major => "major",
             Mode::Minor => "minor",

@@ -207,7 +207,10 @@ pub fn hand_made() -> Score {
 /// are in the reader's total order (onset, duration, pitches, tag).
 pub fn normalise(score: &Score) -> Score {
     let mut s = score.clone();
+    let score_key = s.key;
     for (i, v) in s.voices.iter_mut().enumerate() {
+        // Every part is written with a key: its own, else the score's.
+        v.key = v.key.or(score_key);
         if v.name.trim().is_empty() {
             // An empty part name is read as the part's id.
             v.name = format!("P{}", i + 1);

@@ -174,7 +174,7 @@ pub(crate) fn build_slots(
             || size > limits.max_chord
             || lo < limits.low
             || hi > limits.high
-            || duration <= 0
+            || (duration <= 0 && !e.is_grace())
             || onset < 0
             || limits.piece_end.is_some_and(|p| end > p)
         {
@@ -295,7 +295,8 @@ fn event_findings(
             ),
         ));
     }
-    if duration <= 0 {
+    // A grace note takes no time by definition (read only when asked for).
+    if duration <= 0 && !e.is_grace() {
         out.push(at(
             Rule::Time,
             format!(
