@@ -209,6 +209,48 @@ fn prompt_only_conditions_are_not_applicable_to_the_embedded_proposer_and_the_re
         cell["delivery_strict"]["estimate"].as_f64().unwrap(),
         released as f64 / harness.len() as f64
     );
+    // What the harness releases is serial through and through: the analyser, given
+    // no row, explains (nearly) every note.
+    let share = cell["analysis_share"]["estimate"].as_f64().unwrap();
+    assert!(share > 0.95, "{share}");
+    assert!(md.contains("## Serial analysis"), "{md}");
+
+    // Another reference set, given to the report: a directory of scores.
+    let refs = dir.join("refs");
+    std::fs::create_dir_all(&refs).unwrap();
+    let op21 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("domains/twelve-tone/tests/fixtures/webern_op21/symphonie_i_bars_1-25.txt");
+    std::fs::copy(&op21, refs.join("a-op21.txt")).unwrap();
+    let first_piece = got.values().find_map(|r| r.piece.clone()).unwrap();
+    std::fs::write(refs.join("b-generated.txt"), first_piece).unwrap();
+    std::fs::write(refs.join("notes.md"), "not a score").unwrap();
+    let report = cantus(&["experiment", "report", s(&out), "--reference", s(&refs)]);
+    assert!(report.status.success(), "{report:?}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("given to `cantus experiment report --reference`"),
+        "{md}"
+    );
+    assert!(md.contains("(2 pieces)"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let names = json["references"].as_array().unwrap();
+    assert!(
+        names[0].as_str().unwrap().ends_with("a-op21.txt"),
+        "{names:?}"
+    );
+    // Webern's opening is 96% explained, the generated piece wholly.
+    let share = json["reference_analysis_share"].as_f64().unwrap();
+    assert!(share > 0.9 && share <= 1.0, "{share}");
+    // A reference directory without scores is refused, naming it.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let report = cantus(&["experiment", "report", s(&out), "--reference", s(&empty)]);
+    assert_eq!(report.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&report.stderr).contains("holds no score file"),
+        "{report:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -46,6 +46,10 @@ enum Sub {
     Report {
         /// An experiment's output directory.
         dir: PathBuf,
+        /// Measure the corpus distance (and the reference set's analysis share) against
+        /// these score files or directories instead of the set the experiment ran with.
+        #[arg(long, value_name = "PATH")]
+        reference: Vec<PathBuf>,
     },
 }
 
@@ -58,7 +62,10 @@ pub fn run(args: Args) -> Exit {
             shard,
         } => run_file(&file, &out, Plan { jobs, shard }),
         Sub::Merge { out, dirs } => merge_dirs(&out, &dirs),
-        Sub::Report { dir } => match report::report(&dir) {
+        Sub::Report { dir, reference } => match report::report(
+            &dir,
+            (!reference.is_empty()).then_some(reference.as_slice()),
+        ) {
             Ok(w) => {
                 say!(
                     "report of {} records → {}",

@@ -85,7 +85,8 @@ pub struct Metrics {
     /// Weight draws in the sensitivity analysis.
     pub perturbation_draws: u32,
     /// Scores people wrote, for KL and MMD of pitch-class and interval-class
-    /// distributions (any format `cantus convert` reads).
+    /// distributions and the share of notes the serial analyser explains: score files
+    /// (any format `cantus convert` reads) or directories of them.
     pub reference: Vec<PathBuf>,
     /// The Gaussian kernel's bandwidth for MMD, on distributions (vectors summing to 1).
     pub mmd_sigma: f64,

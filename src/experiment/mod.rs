@@ -4,15 +4,16 @@
 //! [`report::report`] turns the records alone into the report: delivery under the
 //! strict and the relaxed gate with family-clustered bootstrap intervals, per-predicate
 //! pass rates, collisions, the loop's counts, a degeneracy score with a sensitivity
-//! analysis beside Libretto's gate, corpus distance, cost, and paired differences
-//! against `raw`.
+//! analysis beside Libretto's gate, corpus distance and the share of notes the serial
+//! analyser explains by rows, cost, and paired differences against `raw`.
 //!
 //! The runner belongs to no one domain, so it lives here, over the domains' own
 //! jobs: `file` (the experiment TOML), `tasks` (bank files and the single-factor
 //! generator), `conditions` (conditions as data), `cell` (one run), `record` (one
 //! line of results), `run` (the grid and resuming), `jobs` (pieces in flight at
 //! once), `shard` (one process's slice of the grid), `merge` (shards back into one
-//! output), `metrics` and `report`.
+//! output), `reference` (the scores people wrote that pieces are measured against),
+//! `metrics` and `report`.
 
 pub mod cell;
 pub mod conditions;
@@ -23,6 +24,7 @@ pub mod jobs;
 pub mod merge;
 pub mod metrics;
 pub mod record;
+pub mod reference;
 pub mod report;
 pub mod run;
 pub mod shard;

@@ -246,13 +246,17 @@ impl Record {
 }
 
 /// A reference score's distributions.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Reference {
     pub name: String,
     /// Pitch-class distribution (sums to 1).
     pub pitch_classes: Vec<f64>,
     /// Melodic interval-class distribution, classes 0..=6 (sums to 1).
     pub interval_classes: Vec<f64>,
+    /// Share of its notes the serial analyser explains by row statements (row
+    /// inferred); absent in results written before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis_share: Option<f64>,
 }
 
 /// The first line: which experiment the records belong to.

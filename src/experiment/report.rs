@@ -1,5 +1,6 @@
 //! `cantus experiment report DIR`: reads only `DIR/results.jsonl` (its header holds
-//! the experiment file and the reference distributions) and writes `report.md`,
+//! the experiment file and the reference distributions; `--reference` measures
+//! against another set of scores instead, read then) and writes `report.md`,
 //! `report.json`, CSV tables (`delivery.csv`, `predicates.csv`, `cost.csv`,
 //! `paired.csv`), SVG plots (`delivery.svg` with interval bars, `cost.svg` cost
 //! against delivery, `predicates.svg`) and `report.html` (the render crate's index
@@ -49,17 +50,25 @@ pub struct Written {
     pub records: usize,
 }
 
-/// Reads `dir/results.jsonl` and writes the report beside it.
-pub fn report(dir: &Path) -> Result<Written, RunError> {
+/// Reads `dir/results.jsonl` and writes the report beside it, measuring the pieces
+/// against the reference set the results' header holds, or, when `reference` names
+/// score files or directories, against those (the records are not changed; the
+/// report says which set it used).
+pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunError> {
     let path = results_path(dir);
     let (header, records, _) = read_results(&path)?;
-    let Some(header) = header else {
+    let Some(mut header) = header else {
         return Err(RunError::Results {
             path,
             line: 1,
             message: "no experiment header: is this the output of `cantus experiment run`?".into(),
         });
     };
+    let given_reference = reference.is_some();
+    if let Some(paths) = reference {
+        header.reference =
+            super::reference::read(paths, |p| super::run::tidy(p).display().to_string())?;
+    }
     let settings: Settings = toml::from_str(&header.text).map_err(|e| RunError::Results {
         path: path.clone(),
         line: 1,
@@ -123,7 +132,13 @@ pub fn report(dir: &Path) -> Result<Written, RunError> {
     ];
     put(
         "report.md",
-        markdown(&header, &summary, records.len(), &descriptions),
+        markdown(
+            &header,
+            &summary,
+            records.len(),
+            &descriptions,
+            given_reference,
+        ),
     )?;
     put(
         "report.json",
@@ -237,6 +252,7 @@ fn markdown(
     s: &Summary,
     records: usize,
     descriptions: &BTreeMap<String, String>,
+    given_reference: bool,
 ) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# Experiment `{}`\n", header.name);
@@ -361,6 +377,12 @@ fn markdown(
     if s.references.is_empty() {
         md.push_str("No reference set named (`metrics.reference`): not computed.\n");
     } else {
+        if given_reference {
+            md.push_str(
+                "The reference set was given to `cantus experiment report --reference`, not \
+                 the one the experiment ran with.\n\n",
+            );
+        }
         let _ = writeln!(
             md,
             "Against {} ({} pieces). KL(pieces ‖ reference) in nats, smoothed; MMD with a Gaussian kernel, σ = {}.\n\n| model | condition | KL pc | MMD pc | KL ic | MMD ic |\n|---|---|---|---|---|---|",
@@ -382,6 +404,31 @@ fn markdown(
                 p(d.mmd_interval_class)
             );
         }
+    }
+    md.push_str(
+        "\n## Serial analysis\n\nShare of a piece's notes `cantus analyze` explains by row \
+         statements (order positions, doublings, repetitions; the row inferred from the piece, \
+         as for music people wrote), averaged over the cell's pieces.",
+    );
+    match s.reference_analysis_share {
+        Some(share) => {
+            let _ = writeln!(
+                md,
+                " The reference set's pieces: {:.1}% on average.",
+                100.0 * share
+            );
+        }
+        None => md.push('\n'),
+    }
+    md.push_str("\n| model | condition | notes explained by rows |\n|---|---|---|\n");
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            c.model,
+            c.condition,
+            pct(c.analysis_share)
+        );
     }
     md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\nCached is the part of the prompt tokens the server answered from its prefix cache, where it said.\n\n| model | condition | calls/run | tokens in/run | cached in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in s.cells.iter().filter(|c| c.runs > 0) {

@@ -16,8 +16,7 @@
 use super::cell::{self, write_atomically};
 use super::file::Experiment;
 use super::jobs::{self, Jobs};
-use super::metrics::texture::{Distributions, distributions};
-use super::record::{Header, Key, Line, Record, Reference, RunOutcome};
+use super::record::{Header, Key, Line, Record, RunOutcome};
 use super::shard::Shard;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
@@ -103,29 +102,8 @@ pub fn grid(exp: &Experiment) -> Vec<(Key, usize, usize, usize)> {
 /// The header of `shard`'s results of `exp`: the file, the reference set's
 /// distributions and the shard.
 pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
-    let mut reference = Vec::new();
-    for path in &exp.metrics.reference {
-        let loaded =
-            cantus_music::format::read_path(path, true).map_err(|e| RunError::Reference {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
-        let Some(Distributions {
-            pitch_classes,
-            interval_classes,
-        }) = distributions(&loaded.score)
-        else {
-            return Err(RunError::Reference {
-                path: path.clone(),
-                message: "the score sounds no note".into(),
-            });
-        };
-        reference.push(Reference {
-            name: tidy(path).display().to_string(),
-            pitch_classes,
-            interval_classes,
-        });
-    }
+    let reference =
+        super::reference::read(&exp.metrics.reference, |p| tidy(p).display().to_string())?;
     Ok(Header {
         name: exp.name.clone(),
         hash: exp.hash.clone(),
@@ -137,7 +115,7 @@ pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
 
 /// `path` with each `dir/..` taken out, for display (a reference named
 /// `../x.txt` beside `exp/file.toml` is `x.txt`, not `exp/../x.txt`); nothing is read.
-fn tidy(path: &Path) -> PathBuf {
+pub(crate) fn tidy(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out: Vec<Component> = Vec::new();
     for c in path.components() {

@@ -28,6 +28,8 @@ pub struct Measured<'a> {
     pub features: Option<Features>,
     pub distributions: Option<texture::Distributions>,
     pub collisions: Option<texture::Collisions>,
+    /// Share of its notes the serial analyser explains by rows.
+    pub analysis_share: Option<f64>,
 }
 
 impl<'a> Measured<'a> {
@@ -39,6 +41,7 @@ impl<'a> Measured<'a> {
             features: score.as_ref().and_then(degeneracy::features),
             distributions: score.as_ref().and_then(texture::distributions),
             collisions: score.as_ref().map(texture::collisions),
+            analysis_share: score.as_ref().and_then(texture::analysis_share),
         }
     }
 }
@@ -109,6 +112,9 @@ pub struct Cell {
     /// Share of pieces Libretto's degeneracy gate passed.
     pub libretto_degeneracy_pass: Option<f64>,
     pub distance: Distance,
+    /// Mean share of a piece's notes the serial analyser explains by row statements
+    /// (the row inferred), over the cell's pieces.
+    pub analysis_share: Option<Interval>,
     pub cost: CostSummary,
 }
 
@@ -134,6 +140,9 @@ pub struct Summary {
     pub weights: Weights,
     pub mmd_sigma: f64,
     pub references: Vec<String>,
+    /// Mean share of the reference pieces' notes the serial analyser explains, over
+    /// the pieces where it was measured.
+    pub reference_analysis_share: Option<f64>,
 }
 
 /// How the metrics are computed.
@@ -198,6 +207,14 @@ pub fn summarize(records: &[Record], o: &Options<'_>) -> Summary {
         weights: o.weights.clone(),
         mmd_sigma: o.mmd_sigma,
         references: o.references.iter().map(|r| r.name.clone()).collect(),
+        reference_analysis_share: {
+            let shares: Vec<f64> = o
+                .references
+                .iter()
+                .filter_map(|r| r.analysis_share)
+                .collect();
+            (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
+        },
     }
 }
 
@@ -310,6 +327,13 @@ fn cell(model: &str, condition: &str, all: &[&Measured], o: &Options<'_>) -> Cel
         degeneracy: o.bootstrap.interval(&degeneracy_items, mean),
         libretto_degeneracy_pass: share(libretto.iter().filter(|p| **p).count(), libretto.len()),
         distance: distance(&runs, o),
+        analysis_share: {
+            let items: Vec<(&FamilyId, f64)> = runs
+                .iter()
+                .filter_map(|m| m.analysis_share.map(|s| (&m.record.family, s)))
+                .collect();
+            o.bootstrap.interval(&items, mean)
+        },
         cost: cost(&runs, o.prices.get(model).copied().unwrap_or_default()),
     }
 }

@@ -138,6 +138,7 @@ fn summary(records: &[Record]) -> Summary {
             v[4] = 1.0;
             v
         },
+        analysis_share: Some(0.9),
     }];
     summarize(
         records,
@@ -270,4 +271,32 @@ fn degeneracy_libretto_and_corpus_distance_per_cell() {
     let colliding = cell(&s, "harness").distance.kl_pitch_class.unwrap();
     assert!(colliding.estimate > 0.0);
     assert!(s.sensitivity.is_some());
+}
+
+#[test]
+fn analysis_share_is_the_share_of_notes_rows_explain_and_the_reference_sets_is_its_mean() {
+    // Three notes are no row: nothing is explained.
+    let s = summary(&records());
+    assert_eq!(cell(&s, "raw").analysis_share.unwrap().estimate, 0.0);
+    assert_eq!(s.reference_analysis_share, Some(0.9));
+    // One whole statement of a row, and nothing else: every note is explained.
+    let mut serial = record(R {
+        task: "t",
+        family: "f",
+        condition: "raw",
+        run: 0,
+        outcome: Released,
+        relaxed: true,
+        collisions: 0,
+        row: 0,
+    });
+    serial.piece = Some(
+        "KEY: ? | METER: 4/4 | TEMPO: 90 | GRID: 16th | BARS: 3\nVOICES: A\n\
+         @1 [-]\n  A: C5@1>4 B4@5>4 G4@9>4 G#4@13>4\n\
+         @2 [-]\n  A: D#5@1>4 C#5@5>4 D5@9>4 A#4@13>4\n\
+         @3 [-]\n  A: F#4@1>4 F4@5>4 E4@9>4 A4@13>4\n"
+            .to_owned(),
+    );
+    let s = summary(&[serial]);
+    assert_eq!(cell(&s, "raw").analysis_share.unwrap().estimate, 1.0);
 }
