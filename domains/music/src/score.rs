@@ -353,6 +353,11 @@ pub struct Event {
     /// Set for a grace note (see the type's docs); `None` for every other event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grace: Option<Grace>,
+    /// A fermata is written over (or under) the event: where a chorale's phrase
+    /// ends. Read from MusicXML `<fermata>` and MEI `@fermata` / `<fermata>`,
+    /// written to MusicXML and LilyPond; MIDI and the text grammar do not carry it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fermata: bool,
 }
 
 impl Event {

@@ -539,6 +539,7 @@ fn read_event(
         pitches,
         tag: token.tag.map(str::to_string),
         grace: token.grace,
+        ..Event::default()
     };
     event.normalise_pitches();
     Some(event)

@@ -292,7 +292,14 @@ fn bar_music(
                         String::new()
                     };
                     let style = d.style(piece.first && i == 0);
-                    tokens.push(format!("{style}{body}{value}{texts}{tie}"));
+                    // Over the last written value of the chord.
+                    let ends = bar_start + piece.end == c.onset + c.duration;
+                    let fermata = if d.fermata && i == last && ends {
+                        "\\fermata"
+                    } else {
+                        ""
+                    };
+                    tokens.push(format!("{style}{body}{value}{texts}{fermata}{tie}"));
                 }
             }
         }

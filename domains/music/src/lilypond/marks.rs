@@ -34,6 +34,8 @@ pub(super) struct Decoration {
     pub remarks: Vec<String>,
     /// `(voice, onset)` written as SVG attributes of the first note head.
     pub anchor: Option<(usize, Time)>,
+    /// A fermata over the chord's last written value.
+    pub fermata: bool,
 }
 
 impl Decoration {
@@ -42,6 +44,7 @@ impl Decoration {
     pub fn merge(&mut self, other: Decoration) {
         self.colour = self.colour.or(other.colour);
         self.anchor = self.anchor.or(other.anchor);
+        self.fermata |= other.fermata;
         self.labels.extend(other.labels);
         self.positions.extend(other.positions);
         self.remarks.extend(other.remarks);
@@ -200,6 +203,7 @@ pub(super) fn voice_chords(
             pitches: e.pitches.clone(),
             decoration: Decoration {
                 anchor: event_ids.then_some((index, e.onset)),
+                fermata: e.fermata,
                 ..Decoration::default()
             },
         })

@@ -26,6 +26,8 @@
 //!   each note or chord is an event flagged [`crate::Event::grace`] — acciaccatura
 //!   for `unacc` or a slashed stem, appoggiatura for `acc` and `unknown` — with no
 //!   duration, at the onset of the note it leads to, and never tied.
+//! * **Fermatas**: `@fermata` on a note or chord, and `<fermata>` naming one by
+//!   `@startid` or by `@tstamp` (and `@staff`), set [`Event::fermata`](crate::Event::fermata).
 //! * **Skipped, with a warning each kind**: measure and beat repeats (`mRpt`, `beatRpt`:
 //!   read as silence of their length), later meter, key and tempo changes
 //!   (times stay absolute; the score keeps the first).

@@ -91,8 +91,12 @@ pub(super) struct Walk<'d, 's> {
     pub(super) groups: usize,
     /// `xml:id` of each notehead: (staff index, note index).
     pub(super) ids: HashMap<String, (usize, usize)>,
+    /// `xml:id` of each chord: its first notehead (a fermata on it is the chord's).
+    pub(super) chord_ids: HashMap<String, (usize, usize)>,
     /// `<tie startid endid>` elements, resolved at the end.
     pub(super) ties: Vec<(usize, String, String)>,
+    /// `<fermata startid>` elements, resolved at the end.
+    pub(super) fermatas: Vec<(usize, String)>,
     /// Grace notes left out (not asked for).
     pub(super) grace: usize,
     /// Whether grace notes are kept ([`ReadOptions::grace_notes`]).
@@ -120,7 +124,9 @@ impl<'d, 's> Walk<'d, 's> {
             accidentals: MeasureAccidentals::default(),
             groups: 0,
             ids: HashMap::new(),
+            chord_ids: HashMap::new(),
             ties: Vec::new(),
+            fermatas: Vec::new(),
             grace: 0,
             grace_notes: opts.grace_notes,
             in_grace_group: None,
@@ -239,6 +245,7 @@ impl<'d, 's> Walk<'d, 's> {
                         self.set_tempo(c, bpm);
                     }
                 }
+                "fermata" => self.fermata(c)?,
                 _ => {}
             }
         }
@@ -300,10 +307,15 @@ impl<'d, 's> Walk<'d, 's> {
                     }
                     let length = self.duration(c, None, scale)?;
                     self.group_start();
-                    let tie = doc.attr(c, "tie");
+                    if let Some(id) = doc.attr(c, "xml:id")
+                        && !notes.is_empty()
+                    {
+                        let first = (staff, self.staves[staff].notes.len());
+                        self.chord_ids.insert(id.to_string(), first);
+                    }
                     for n in notes {
                         let own = self.duration(n, Some(length), scale)?;
-                        self.note(n, staff, layer, (cursor, own), tie, None)?;
+                        self.note(n, staff, layer, (cursor, own), Some(c), None)?;
                     }
                     length
                 }
@@ -403,14 +415,63 @@ impl<'d, 's> Walk<'d, 's> {
         Ok(length)
     }
 
-    /// One notehead at `onset` within the measure.
+    /// A `<fermata>` control event: on the note or chord `@startid` names (at the
+    /// end, when every id is known), or on the notes of `@staff` (every staff when
+    /// absent) beginning at `@tstamp` of this measure.
+    fn fermata(&mut self, el: usize) -> Result<(), MeiError> {
+        let doc = self.doc;
+        if let Some(id) = doc.attr(el, "startid") {
+            self.fermatas
+                .push((el, id.trim_start_matches('#').to_string()));
+            return Ok(());
+        }
+        let Some(tstamp) = doc.attr(el, "tstamp") else {
+            self.warn(el, "a <fermata> with neither @startid nor @tstamp; ignored");
+            return Ok(());
+        };
+        let beat = crate::musicxml::notation::parse_decimal(tstamp.trim())
+            .filter(|b| *b >= Time::from_integer(1))
+            .ok_or_else(|| {
+                self.err(
+                    el,
+                    format!("@tstamp must be a beat from 1, found {tstamp:?}"),
+                )
+            })?;
+        let meter = self.meter.unwrap_or(Meter::COMMON);
+        let onset = self.start + (beat - 1) * Time::new(4, i64::from(meter.den.max(1)));
+        let staves: Vec<u32> = match doc.attr(el, "staff") {
+            Some(list) => list
+                .split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect(),
+            None => self.staves.iter().map(|s| s.n).collect(),
+        };
+        let mut found = false;
+        for staff in self.staves.iter_mut().filter(|s| staves.contains(&s.n)) {
+            for note in staff
+                .notes
+                .iter_mut()
+                .filter(|n| n.onset == onset && !n.duration.is_zero())
+            {
+                note.fermata = true;
+                found = true;
+            }
+        }
+        if !found {
+            self.warn(el, "a <fermata> @tstamp where no note begins; ignored");
+        }
+        Ok(())
+    }
+
+    /// One notehead at `onset` within the measure; `chord` is the `<chord>` it
+    /// belongs to (its `@tie` and `@fermata` are the note's too).
     fn note(
         &mut self,
         n: usize,
         staff: usize,
         layer: &str,
         (onset, duration): (Time, Time),
-        chord_tie: Option<&str>,
+        chord: Option<usize>,
         grace: Option<Grace>,
     ) -> Result<(), MeiError> {
         let doc = self.doc;
@@ -463,7 +524,10 @@ impl<'d, 's> Walk<'d, 's> {
         // A grace note is never tied.
         let tie = match grace {
             Some(_) => "",
-            None => doc.attr(n, "tie").or(chord_tie).unwrap_or(""),
+            None => doc
+                .attr(n, "tie")
+                .or_else(|| chord.and_then(|c| doc.attr(c, "tie")))
+                .unwrap_or(""),
         };
         let absolute = self
             .start
@@ -482,6 +546,10 @@ impl<'d, 's> Walk<'d, 's> {
             tag: None,
             tie_start: tie.contains(['i', 'm']),
             tie_stop: tie.contains(['t', 'm']),
+            fermata: [Some(n), chord]
+                .into_iter()
+                .flatten()
+                .any(|el| doc.attr(el, "fermata").is_some()),
             layer: layer.to_string(),
             staff: 1,
             node: n,
@@ -500,6 +568,15 @@ impl<'d, 's> Walk<'d, 's> {
                     self.staves[ts].notes[ti].tie_stop = true;
                 }
                 _ => self.warn(el, "a <tie> names a note that is not in the score; ignored"),
+            }
+        }
+        for (el, id) in std::mem::take(&mut self.fermatas) {
+            match self.ids.get(&id).or_else(|| self.chord_ids.get(&id)) {
+                Some(&(s, i)) => self.staves[s].notes[i].fermata = true,
+                None => self.warn(
+                    el,
+                    "a <fermata> names a note that is not in the score; ignored",
+                ),
             }
         }
         let meter = self.first_meter.unwrap_or(Meter::COMMON);

@@ -45,6 +45,8 @@ pub(crate) struct Sound<'s> {
     pub tuplet_start: bool,
     pub tuplet_stop: bool,
     pub tag: Option<&'s str>,
+    /// A fermata over it (the last tied piece of an event with one).
+    pub fermata: bool,
     /// 0-based layer (MusicXML `<voice>` is `layer + 1`).
     pub layer: usize,
 }
@@ -228,6 +230,7 @@ fn silence<'s>(
         tuplet_start: false,
         tuplet_stop: false,
         tag: None,
+        fermata: false,
         layer,
     };
     if from == start && to == end {
@@ -266,6 +269,7 @@ fn sound<'s>(items: &mut Vec<Item<'s>>, ev: &'s Event, from: Time, to: Time, lay
             } else {
                 None
             },
+            fermata: ev.fermata && at + duration == ev.end(),
             layer,
         }));
         at += duration;

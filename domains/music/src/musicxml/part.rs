@@ -48,6 +48,8 @@ pub(crate) struct RawNote {
     pub tag: Option<String>,
     pub tie_start: bool,
     pub tie_stop: bool,
+    /// A `<fermata>` among its `<notations>`.
+    pub fermata: bool,
     /// The MusicXML `<voice>` text ("1" when absent).
     pub layer: String,
     /// The `<staff>` number (1 when absent).
@@ -320,6 +322,9 @@ impl Walk<'_, '_, '_> {
             tag,
             tie_start,
             tie_stop,
+            fermata: doc
+                .children_named(n, "notations")
+                .any(|nt| doc.has_child(nt, "fermata")),
             layer: doc.child_text(n, "voice").unwrap_or("1").to_string(),
             staff,
             node: n,

@@ -60,6 +60,8 @@ pub(crate) fn events_from_notes(
                     );
                 };
                 notes[h].duration = longer;
+                // A fermata over any notehead of a tied note is the note's.
+                notes[h].fermata |= notes[i].fermata;
                 tail_tied[h] = notes[i].tie_start;
                 merged[i] = true;
                 report.ties_merged += 1;
@@ -114,6 +116,7 @@ pub(crate) fn events_from_notes(
             }
         };
         events[e].pitches.push(pitch);
+        events[e].fermata |= note.fermata;
         if events[e].tag.is_none() {
             events[e].tag = note.tag;
         }

@@ -281,7 +281,8 @@ fn sound(out: &mut String, s: &Sound<'_>, divisions: i64) -> Result<(), MusicXml
         let first = k == 0;
         let tuplet_start = first && s.tuplet_start;
         let tuplet_stop = first && s.tuplet_stop;
-        if s.tie_stop || s.tie_start || tuplet_start || tuplet_stop {
+        let fermata = first && s.fermata;
+        if s.tie_stop || s.tie_start || tuplet_start || tuplet_stop || fermata {
             out.push_str("        <notations>\n");
             if s.tie_stop {
                 out.push_str("          <tied type=\"stop\"/>\n");
@@ -294,6 +295,9 @@ fn sound(out: &mut String, s: &Sound<'_>, divisions: i64) -> Result<(), MusicXml
             }
             if tuplet_stop {
                 out.push_str("          <tuplet type=\"stop\"/>\n");
+            }
+            if fermata {
+                out.push_str("          <fermata type=\"upright\"/>\n");
             }
             out.push_str("        </notations>\n");
         }

@@ -1,0 +1,241 @@
+//! Which chord a beat holds, from the tones sounding in it and how each arrived.
+//!
+//! Every candidate chord (12 roots × 9 qualities) is scored by what it leaves
+//! unexplained, and the cheapest wins. A tone on the beat outside the chord costs
+//! little when it was prepared (held or repeated: a suspension), more when it was
+//! reached by step (an accented passing or neighbour tone), most when it was leapt
+//! to; a tone later in the beat outside the chord is a cheap passing tone. A chord
+//! missing its root or third costs; a seventh chord must have its seventh on the
+//! beat and its third. Small priors prefer triads, the key's own notes, root
+//! position, a spelling in thirds.
+//!
+//! The label depends only on the beat itself and the chord before it — never on
+//! what follows — so the online verifier, which sees a beat when it is written,
+//! and the gate, which sees the whole chorale, label every beat alike. Whether a
+//! non-chord tone is then treated properly (resolved by step, …) is judged by the
+//! rules once the note after it is known.
+
+use super::{Chord, Quality, spelling_among};
+use crate::pitch::{Tonality, Tone};
+
+/// One tone sounding in a beat, with how it arrived.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sounding {
+    pub tone: Tone,
+    /// Sounding at the beat's start (else attacked later in the beat).
+    pub on_beat: bool,
+    /// Held into the beat, or repeated from the note just before it.
+    pub prepared: bool,
+    /// Reached by a step (1 or 2 semitones) from the part's previous note.
+    pub by_step: bool,
+    /// Whether the part is the bass (the lowest sounding at the beat).
+    pub bass: bool,
+    /// Share of the beat it sounds for (0..=1).
+    pub weight: f64,
+}
+
+/// How much a chord leaves unexplained; lower is better.
+fn cost(chord: Chord, tones: &[Sounding], prev: Option<Chord>, key: Tonality) -> f64 {
+    let mut cost = match chord.quality {
+        Quality::Major | Quality::Minor => 0.0,
+        Quality::Diminished => 0.3,
+        Quality::Dominant7 => 0.3,
+        Quality::Diminished7 => 0.4,
+        Quality::Minor7 | Quality::HalfDiminished7 => 0.5,
+        Quality::Major7 => 0.9,
+        Quality::Augmented => 2.5,
+    };
+    let mut present = [false; 4];
+    for t in tones {
+        let member = chord.members().position(|m| m == t.tone.pc());
+        match member {
+            Some(k) => {
+                if t.on_beat || k < 3 {
+                    present[k] = true;
+                }
+            }
+            None if t.on_beat => {
+                cost += if t.prepared {
+                    1.2
+                } else if t.by_step {
+                    2.0
+                } else {
+                    4.0
+                };
+                if t.bass {
+                    cost += 1.5;
+                }
+            }
+            None => cost += 0.4 + 0.6 * t.weight,
+        }
+    }
+    if !present[0] {
+        cost += 3.0;
+    }
+    if !present[1] {
+        cost += 1.5;
+    }
+    if !present[2] {
+        cost += 0.2;
+    }
+    if chord.quality.is_seventh() && !(present[3] && present[1]) {
+        // A seventh that only passes later in the beat is a passing tone of the
+        // triad; a seventh chord may leave out its fifth, never its third.
+        return f64::INFINITY;
+    }
+    // Spelled as a stack of thirds from this root (what tells the four roots of a
+    // diminished seventh, or an augmented triad, apart).
+    if !stacked(chord, tones) {
+        cost += 0.5;
+    }
+    cost += 0.25 * chord.members().filter(|&pc| !key.contains(pc)).count() as f64;
+    cost += match chord.inversion() {
+        Some(0) => 0.0,
+        Some(1) => 0.1,
+        Some(2) => 0.4,
+        Some(_) => 0.2,
+        None => 0.0,
+    };
+    if prev.is_some_and(|p| p.same_harmony(chord)) {
+        cost -= 0.2;
+    }
+    cost
+}
+
+/// Whether every member sounding is spelled a third, fifth or seventh (by letter)
+/// above the root's spelling.
+fn stacked(chord: Chord, tones: &[Sounding]) -> bool {
+    let root = Tone {
+        midi: chord.root,
+        spelling: chord.root_spelling,
+    }
+    .step();
+    tones
+        .iter()
+        .all(|t| match chord.members().position(|m| m == t.tone.pc()) {
+            Some(k) => (t.tone.step() - root).rem_euclid(7) == (2 * k as i32) % 7,
+            None => true,
+        })
+}
+
+/// The chord of a beat: the candidate that leaves least unexplained (ties: the
+/// earlier quality in [`Quality::ALL`], then the lower root). `None` when nothing
+/// sounds at the beat's start.
+pub(crate) fn label(tones: &[Sounding], prev: Option<Chord>, key: Tonality) -> Option<Chord> {
+    let bass = tones.iter().find(|t| t.bass && t.on_beat)?.tone;
+    let spelled: Vec<Tone> = tones.iter().map(|t| t.tone).collect();
+    let on_beat: Vec<u8> = tones
+        .iter()
+        .filter(|t| t.on_beat)
+        .map(|t| t.tone.pc())
+        .collect();
+    let mut best: Option<(f64, Chord)> = None;
+    for quality in Quality::ALL {
+        for root in 0..12u8 {
+            let chord = Chord {
+                root,
+                quality,
+                bass: bass.pc(),
+                root_spelling: spelling_among(root, &spelled, key),
+            };
+            if !chord.members().any(|m| on_beat.contains(&m)) {
+                continue;
+            }
+            let c = cost(chord, tones, prev, key);
+            if c.is_finite() && best.is_none_or(|(b, _)| c < b - 1e-9) {
+                best = Some((c, chord));
+            }
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cantus_music::{Key, Mode, Pitch};
+
+    fn key() -> Tonality {
+        Tonality::of(Key::from_fifths(0, Mode::Major))
+    }
+
+    fn s(text: &str, bass: bool) -> Sounding {
+        let p = Pitch::parse(text).expect("pitch");
+        Sounding {
+            tone: Tone {
+                midi: p.midi,
+                spelling: p.spelling.expect("spelled"),
+            },
+            on_beat: true,
+            prepared: false,
+            by_step: false,
+            bass,
+            weight: 1.0,
+        }
+    }
+
+    fn name(tones: &[Sounding]) -> String {
+        label(tones, None, key()).map_or("-".into(), |c| c.roman(key()))
+    }
+
+    #[test]
+    fn triads_sevenths_and_inversions() {
+        assert_eq!(
+            name(&[
+                s("C3", true),
+                s("G3", false),
+                s("E4", false),
+                s("C5", false)
+            ]),
+            "I"
+        );
+        assert_eq!(
+            name(&[
+                s("B2", true),
+                s("G3", false),
+                s("D4", false),
+                s("F4", false)
+            ]),
+            "V65"
+        );
+        assert_eq!(
+            name(&[
+                s("F3", true),
+                s("A3", false),
+                s("D4", false),
+                s("D5", false)
+            ]),
+            "ii6"
+        );
+        assert_eq!(
+            name(&[
+                s("F#3", true),
+                s("A3", false),
+                s("C4", false),
+                s("Eb4", false)
+            ]),
+            "vii°7/V"
+        );
+    }
+
+    #[test]
+    fn a_prepared_fourth_is_a_suspension_not_a_new_chord() {
+        // G3 C4 D4 G4 with the C held over: V with a 4-3 suspension, not a Csus chord.
+        let mut held = s("C4", false);
+        held.prepared = true;
+        let tones = [s("G2", true), s("D4", false), held, s("G4", false)];
+        assert_eq!(name(&tones), "V");
+        // A passing seventh later in the beat does not make a seventh chord.
+        let mut passing = s("F4", false);
+        passing.on_beat = false;
+        passing.weight = 0.5;
+        let tones = [
+            s("G2", true),
+            s("B3", false),
+            s("D4", false),
+            s("G4", false),
+            passing,
+        ];
+        assert_eq!(name(&tones), "V");
+    }
+}

@@ -1,0 +1,36 @@
+//! `cantus-chorale`: four-part chorale harmonisation (soprano, alto, tenor, bass)
+//! under the rules every harmony class teaches, checked against Bach — a third
+//! rule domain, written against the framework's public traits only.
+//!
+//! A teacher checks a student's chorale with it (every violation located by bar,
+//! beat, parts and rule id, under a strict or a lenient profile); a researcher
+//! makes a proposer — the embedded search or a language model — harmonise a
+//! melody under the same rules, and compares the result with Bach's.
+//!
+//! * `pitch`: the four parts and their ranges, spelled tones, intervals, keys.
+//! * `chorale`: the chorale (or melody) in exact time, and where a violation is.
+//! * [`read`]: any score to a chorale (parts, key, phrase ends from fermatas).
+//! * `harmony`: chords, their Roman numerals, and which chord a beat holds.
+//! * `analysis`: a chorale cut into beats and sonorities, growing beat by beat.
+//! * [`rules`]: the catalogue (`CH-*` ids, strict and lenient profiles), each rule
+//!   written once over a prefix and run by both the online verifier and the gate.
+//! * `gate`: the release gate, and [`judge_score`] for any file.
+#![forbid(unsafe_code)]
+
+mod analysis;
+mod chorale;
+mod gate;
+mod harmony;
+mod pitch;
+pub mod read;
+pub mod rules;
+
+pub use analysis::{Analysis, At, Beat, Slice};
+pub use chorale::{Chorale, Location, Note, beat_of};
+pub use gate::{judge_chorale, judge_score, soft_scores};
+pub use harmony::{Chord, Quality, Role};
+pub use pitch::{Interval, Part, Tonality, Tone};
+pub use read::{
+    ChoraleError, KeySource, PhraseMark, PhraseSource, ReadOptions, Reading, read_chorale,
+};
+pub use rules::{Finding, Profile};

@@ -1,0 +1,292 @@
+//! Rules about motion from one sonority to the next: parallel, contrary and hidden
+//! perfect intervals, overlap, melodic intervals.
+//!
+//! A motion is judged where it arrives: every slice of the judged beat against the
+//! slice before it (the first against the last of the beat before).
+
+use super::Flag;
+use crate::analysis::{At, Slice};
+use crate::pitch::{Interval, Part, Tone};
+
+/// Every (before, after) pair of slices arriving in the judged beat.
+fn motions<'a>(at: &At<'a>) -> Vec<(&'a Slice, &'a Slice)> {
+    at.slice_range()
+        .filter_map(|k| Some((at.slice(k.checked_sub(1)?)?, at.slice(k)?)))
+        .collect()
+}
+
+/// How a part moved: its tones before and after, when it sounds in both and moved.
+fn moved(before: &Slice, after: &Slice, p: Part) -> Option<(Tone, Tone)> {
+    let (a, b) = (before.tone(p)?, after.tone(p)?);
+    (a.midi != b.midi).then_some((a, b))
+}
+
+/// Semitones from the lower to the upper of two tones (never negative).
+fn span(a: Tone, b: Tone) -> i32 {
+    (i32::from(a.midi) - i32::from(b.midi)).abs()
+}
+
+/// Both parts keep their pitch classes (each leaps an octave): the harmony is
+/// re-spaced, not moved in parallel.
+fn same_classes(u0: Tone, u1: Tone, l0: Tone, l1: Tone) -> bool {
+    u0.pc() == u1.pc() && l0.pc() == l1.pc()
+}
+
+/// Pairs of parts, upper first.
+fn pairs() -> impl Iterator<Item = (Part, Part)> {
+    Part::ALL
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, u)| Part::ALL[i + 1..].iter().map(move |&l| (u, l)))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Perfect {
+    Fifth,
+    Octave,
+    Unison,
+}
+
+impl Perfect {
+    fn of(semitones: i32) -> Option<Perfect> {
+        match (semitones, semitones % 12) {
+            (0, _) => Some(Perfect::Unison),
+            (_, 0) => Some(Perfect::Octave),
+            (_, 7) => Some(Perfect::Fifth),
+            _ => None,
+        }
+    }
+
+    fn plural(self) -> &'static str {
+        match self {
+            Perfect::Fifth => "fifths",
+            Perfect::Octave => "octaves",
+            Perfect::Unison => "unisons",
+        }
+    }
+}
+
+/// Every pair of parts moving from a perfect interval to one of class `want`
+/// (octaves and unisons together when `octave_class`), by similar or contrary
+/// motion.
+fn consecutive(at: &At<'_>, want: &[Perfect], contrary: bool, what: &str, out: &mut Vec<Flag>) {
+    for (before, after) in motions(at) {
+        for (u, l) in pairs() {
+            let (Some((u0, u1)), Some((l0, l1))) =
+                (moved(before, after, u), moved(before, after, l))
+            else {
+                continue;
+            };
+            let (Some(k0), Some(k1)) = (Perfect::of(span(u0, l0)), Perfect::of(span(u1, l1)))
+            else {
+                continue;
+            };
+            let similar = (u1.midi > u0.midi) == (l1.midi > l0.midi);
+            if similar == contrary
+                || !want.contains(&k0)
+                || !want.contains(&k1)
+                || same_classes(u0, u1, l0, l1)
+            {
+                continue;
+            }
+            let kind = if want.len() == 1 { k1.plural() } else { what };
+            let mut location = at.location(after.start, vec![u, l]);
+            location.from = Some(before.start);
+            out.push(Flag {
+                location,
+                reason: format!(
+                    "{u} and {l}: {kind} {u0}/{l0} → {u1}/{l1}{}",
+                    if contrary { " by contrary motion" } else { "" }
+                ),
+            });
+        }
+    }
+}
+
+/// `CH-parallel-fifths`.
+pub(super) fn parallel_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
+    consecutive(at, &[Perfect::Fifth], false, "fifths", out);
+}
+
+/// `CH-parallel-octaves` (an octave to a compound octave and back included).
+pub(super) fn parallel_octaves(at: &At<'_>, out: &mut Vec<Flag>) {
+    for (before, after) in motions(at) {
+        for (u, l) in pairs() {
+            let (Some((u0, u1)), Some((l0, l1))) =
+                (moved(before, after, u), moved(before, after, l))
+            else {
+                continue;
+            };
+            let (a, b) = (span(u0, l0), span(u1, l1));
+            let similar = (u1.midi > u0.midi) == (l1.midi > l0.midi);
+            if similar
+                && a % 12 == 0
+                && b % 12 == 0
+                && (a, b) != (0, 0)
+                && !same_classes(u0, u1, l0, l1)
+            {
+                let mut location = at.location(after.start, vec![u, l]);
+                location.from = Some(before.start);
+                out.push(Flag {
+                    location,
+                    reason: format!("{u} and {l}: octaves {u0}/{l0} → {u1}/{l1}"),
+                });
+            }
+        }
+    }
+}
+
+/// `CH-parallel-unisons`.
+pub(super) fn parallel_unisons(at: &At<'_>, out: &mut Vec<Flag>) {
+    consecutive(at, &[Perfect::Unison], false, "unisons", out);
+}
+
+/// `CH-contrary-fifths`.
+pub(super) fn contrary_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
+    consecutive(at, &[Perfect::Fifth], true, "fifths", out);
+}
+
+/// `CH-contrary-octaves` (octaves and unisons).
+pub(super) fn contrary_octaves(at: &At<'_>, out: &mut Vec<Flag>) {
+    consecutive(
+        at,
+        &[Perfect::Octave, Perfect::Unison],
+        true,
+        "octaves",
+        out,
+    );
+}
+
+/// Soprano and bass moving in one direction into a perfect interval of `class`
+/// semitones (mod 12) from another interval, the soprano leaping.
+fn hidden(at: &At<'_>, class: i32, what: &str, out: &mut Vec<Flag>) {
+    for (before, after) in motions(at) {
+        let (Some((s0, s1)), Some((b0, b1))) = (
+            moved(before, after, Part::Soprano),
+            moved(before, after, Part::Bass),
+        ) else {
+            continue;
+        };
+        let similar = (s1.midi > s0.midi) == (b1.midi > b0.midi);
+        let (a, b) = (span(s0, b0), span(s1, b1));
+        let leap = span(s0, s1) > 2;
+        if similar && leap && b % 12 == class && a % 12 != class {
+            let mut location = at.location(after.start, vec![Part::Soprano, Part::Bass]);
+            location.from = Some(before.start);
+            out.push(Flag {
+                location,
+                reason: format!(
+                    "soprano and bass reach {what} {s1}/{b1} by similar motion, the soprano leaping from {s0}"
+                ),
+            });
+        }
+    }
+}
+
+/// `CH-hidden-fifths`.
+pub(super) fn hidden_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
+    hidden(at, 7, "a fifth", out);
+}
+
+/// `CH-hidden-octaves`.
+pub(super) fn hidden_octaves(at: &At<'_>, out: &mut Vec<Flag>) {
+    hidden(at, 0, "an octave", out);
+}
+
+/// `CH-unequal-fifths`: a diminished fifth over the bass moving to a perfect fifth.
+pub(super) fn unequal_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
+    for (before, after) in motions(at) {
+        for u in [Part::Soprano, Part::Alto, Part::Tenor] {
+            let (Some((u0, u1)), Some((l0, l1))) =
+                (moved(before, after, u), moved(before, after, Part::Bass))
+            else {
+                continue;
+            };
+            let d5 = Interval::between(l0, u0);
+            let p5 = Interval::between(l1, u1);
+            if d5.generic.rem_euclid(7) == 4
+                && d5.is_diminished()
+                && p5.generic.rem_euclid(7) == 4
+                && !p5.is_diminished()
+                && !p5.is_augmented()
+            {
+                let mut location = at.location(after.start, vec![u, Part::Bass]);
+                location.from = Some(before.start);
+                out.push(Flag {
+                    location,
+                    reason: format!(
+                        "{u} and bass: diminished fifth {u0}/{l0} to perfect fifth {u1}/{l1}"
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// `CH-overlap`: a part moves past where its neighbour just was, both moving
+/// (leaving a unison exempt).
+pub(super) fn overlap(at: &At<'_>, out: &mut Vec<Flag>) {
+    let adjacent = [
+        (Part::Soprano, Part::Alto),
+        (Part::Alto, Part::Tenor),
+        (Part::Tenor, Part::Bass),
+    ];
+    for (before, after) in motions(at) {
+        for (u, l) in adjacent {
+            let (Some((u0, u1)), Some((l0, l1))) =
+                (moved(before, after, u), moved(before, after, l))
+            else {
+                continue;
+            };
+            if u0.midi == l0.midi {
+                // Leaving a unison is no overlap.
+                continue;
+            }
+            let why = if u1.midi < l0.midi {
+                format!("{u} moves to {u1}, below the {l}'s {l0} before it")
+            } else if l1.midi > u0.midi {
+                format!("{l} moves to {l1}, above the {u}'s {u0} before it")
+            } else {
+                continue;
+            };
+            let mut location = at.location(after.start, vec![u, l]);
+            location.from = Some(before.start);
+            out.push(Flag {
+                location,
+                reason: why,
+            });
+        }
+    }
+}
+
+/// `CH-melodic-interval`: an augmented interval, or a leap beyond an octave, in the
+/// alto, tenor or bass.
+pub(super) fn melodic_interval(at: &At<'_>, out: &mut Vec<Flag>) {
+    for s in at.slices() {
+        for p in Part::LOWER {
+            let (Some(n), true) = (s.note[p.index()], s.attack[p.index()]) else {
+                continue;
+            };
+            let (Some(prev), Some(now)) = (at.prev_note(p, n), at.note(p, n)) else {
+                continue;
+            };
+            if prev.end() != now.onset {
+                continue;
+            }
+            let iv = Interval::between(prev.tone, now.tone);
+            let why = if iv.semitones.abs() > 12 {
+                format!("leaps {} semitones", iv.semitones.abs())
+            } else if iv.is_augmented() && iv.generic.rem_euclid(7) != 0 {
+                format!("moves by an augmented interval ({})", iv.name())
+            } else {
+                continue;
+            };
+            let mut location = at.location(now.onset, vec![p]);
+            location.from = Some(prev.onset);
+            out.push(Flag {
+                location,
+                reason: format!("{p} {} → {} {why}", prev.tone, now.tone),
+            });
+        }
+    }
+}
