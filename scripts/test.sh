@@ -46,3 +46,9 @@ fi
 # PROPTEST_RNG_SEED to explore others (a failure prints its minimal input).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261130}"
 cargo test --workspace --no-fail-fast "$@"
+# The Python package (bindings/python): its wheel built, its pytest suite and the
+# notebook example run (scripts/test-python.sh; SKIPPED where no venv can be made,
+# unless CANTUS_REQUIRE_TOOLS=1). CANTUS_SKIP_PYTHON=1 leaves it out.
+if [ "${CANTUS_SKIP_PYTHON:-}" != "1" ]; then
+    ./scripts/test-python.sh
+fi

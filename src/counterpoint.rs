@@ -8,7 +8,7 @@ use cantus_counterpoint::report::ExerciseReport;
 use cantus_counterpoint::{
     Assignment, Cantus, Counterpoint, EmbeddedProposer, ModeName, ModelProposer, compose_with,
 };
-use cantus_framework::{Outcome, Proposer};
+use cantus_framework::{Budget, Outcome, Proposer};
 use std::path::{Path, PathBuf};
 
 /// Why the cantus could not be had; bad input.
@@ -53,8 +53,18 @@ pub async fn compose(
     replace: bool,
 ) -> Result<Composed, OutputError> {
     let dir = RunDir::create(out, replace)?;
+    let (proposer, budget) = self::proposer(model, constrained);
+    let outcome = compose_with(assignment.clone(), seed, proposer.as_ref(), budget).await;
+    Ok(write(dir, assignment, outcome, seed))
+}
+
+/// The budget and proposer of an exercise with `model` (or the embedded search).
+pub fn proposer(
+    model: Option<&Configured>,
+    constrained: bool,
+) -> (Box<dyn Proposer<Counterpoint>>, Budget) {
     let base = cantus_counterpoint::compose::budget();
-    let (proposer, budget): (Box<dyn Proposer<Counterpoint>>, _) = match model {
+    match model {
         None => (Box::new(EmbeddedProposer), base),
         Some(m) => (
             Box::new(ModelProposer::new(
@@ -63,13 +73,11 @@ pub async fn compose(
             )),
             m.settings.harness.budget(base),
         ),
-    };
-    let outcome = compose_with(assignment.clone(), seed, proposer.as_ref(), budget).await;
-    Ok(write(dir, assignment, outcome, seed))
+    }
 }
 
 /// Writes the exercise in every format, the trace and `report.json`, and commits.
-fn write(
+pub fn write(
     dir: RunDir,
     assignment: &Assignment,
     outcome: Outcome<Counterpoint>,

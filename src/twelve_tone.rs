@@ -243,7 +243,7 @@ pub fn degeneracy(score: &Score) -> DegeneracyReport {
 /// Up to `rounds` harness rounds, each measured by the degeneracy gate against the
 /// serial reference (Cantus's own released pieces); its feedback — what is extreme
 /// and which way to move — goes first into every section request of the next round.
-async fn revise(
+pub async fn revise(
     composer: &Composer,
     spec: &Spec,
     seed: u64,
