@@ -51,7 +51,7 @@ assert analysis.row_name == "WebernOp21" and analysis.share > 0.9
 # The same row, its matrix and its symmetry, next to music21's serial module.
 rows = cantus.rows("Webern Op. 21")
 m21_row = music21.serial.getHistoricalRowByName("WebernOp21")
-assert list(rows.matrix[0]) == [p.pitchClass for p in m21_row.matrix()[0]]
+assert list(rows.matrix[0]) == [n.pitch.pitchClass for n in m21_row.matrix()[0]]
 print(f"P0 = {rows.form('P0')}; symmetric: {', '.join(rows.symmetries)}")
 
 # %% 2. Verify a generated piece
@@ -85,7 +85,8 @@ print(delivery)
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.bar(delivery.index, delivery["mean"] * 100, color="#4c72b0")
 ax.set_ylabel("strict delivery (%)")
-ax.set_ylim(0, 100)
+ax.set_ylim(0, 115)
+ax.set_yticks(range(0, 101, 20))
 ax.set_title(f"{frame['task'].nunique()} tasks x {frame['run'].nunique()} runs, embedded proposer")
 for i, (rate, n) in enumerate(zip(delivery["mean"], delivery["count"])):
     ax.text(i, rate * 100 + 2, f"{rate:.0%} of {n}", ha="center", fontsize=8)

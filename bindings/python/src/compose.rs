@@ -134,7 +134,12 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
         None => None,
         Some("strict") => Some(GateMode::Strict),
         Some("relaxed") => Some(GateMode::Relaxed),
-        Some(other) => return Err(bad(py, format!("mode {other:?}: use \"strict\" or \"relaxed\""))),
+        Some(other) => {
+            return Err(bad(
+                py,
+                format!("mode {other:?}: use \"strict\" or \"relaxed\""),
+            ));
+        }
     };
     if r.revise == Some(0) {
         return Err(bad(py, "revise: at least one round"));
@@ -151,20 +156,16 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
             let (proposer, budget) = cantus::twelve_tone::proposer(model, constrained);
             let composer = Composer::new(mode, budget);
             match revise {
-                None => composer
-                    .compose(&piece.spec, seed, proposer.as_ref())
-                    .await,
-                Some(rounds) => {
-                    cantus::twelve_tone::revise(
-                        &composer,
-                        &piece.spec,
-                        seed,
-                        proposer.as_ref(),
-                        rounds,
-                    )
-                    .await
-                    .map(|(composition, _)| composition)
-                }
+                None => composer.compose(&piece.spec, seed, proposer.as_ref()).await,
+                Some(rounds) => cantus::twelve_tone::revise(
+                    &composer,
+                    &piece.spec,
+                    seed,
+                    proposer.as_ref(),
+                    rounds,
+                )
+                .await
+                .map(|(composition, _)| composition),
             }
         })
     });
@@ -198,10 +199,25 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
         .brief
         .as_ref()
         .map(|(text, compiled)| BriefReport::of(text, compiled));
-    let mut report = ComposeReport::new(&composition, &piece.spec, brief, seed, Vec::new(), Vec::new());
+    let mut report = ComposeReport::new(
+        &composition,
+        &piece.spec,
+        brief,
+        seed,
+        Vec::new(),
+        Vec::new(),
+    );
     report.degeneracy = degeneracy;
     let report = serde_json::to_string(&report).map_err(|e| bad(py, e.to_string()))?;
-    finish(py, outcome.is_released(), outcome.artefact().cloned(), report, trace, out, write_errors)
+    finish(
+        py,
+        outcome.is_released(),
+        outcome.artefact().cloned(),
+        report,
+        trace,
+        out,
+        write_errors,
+    )
 }
 
 fn counterpoint(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyResult<Composed> {
@@ -220,12 +236,19 @@ fn counterpoint(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRe
     let cantus = cantus::counterpoint::cantus(cantus_arg).map_err(|e| bad(py, e.to_string()))?;
     let species = match r.species {
         None => Species::First,
-        Some(n) => Species::from_number(n).ok_or_else(|| bad(py, format!("species {n}: use 1 or 2")))?,
+        Some(n) => {
+            Species::from_number(n).ok_or_else(|| bad(py, format!("species {n}: use 1 or 2")))?
+        }
     };
     let position = match r.position.as_deref() {
         None | Some("above") => Position::Above,
         Some("below") => Position::Below,
-        Some(other) => return Err(bad(py, format!("position {other:?}: use \"above\" or \"below\""))),
+        Some(other) => {
+            return Err(bad(
+                py,
+                format!("position {other:?}: use \"above\" or \"below\""),
+            ));
+        }
     };
     let assignment = Assignment::new(cantus, species, position);
     let rt = runtime(py)?;

@@ -25,10 +25,8 @@ fn scratch() -> std::io::Result<PathBuf> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let dir = std::env::temp_dir().join(format!(
-        "cantus-python-{}-{n}-{nanos}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("cantus-python-{}-{n}-{nanos}", std::process::id()));
     std::fs::create_dir(&dir)?;
     Ok(dir)
 }

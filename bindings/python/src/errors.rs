@@ -90,9 +90,12 @@ pub fn read_error(py: Python<'_>, e: FormatError) -> PyErr {
                 PyOSError::new_err((source.raw_os_error().unwrap_or(0), text, path))
             }
         }
-        FormatError::UnknownExtension { path } | FormatError::Unsupported { path, .. } => {
-            error(py, "FormatError", message, Place::file(path.display().to_string()))
-        }
+        FormatError::UnknownExtension { path } | FormatError::Unsupported { path, .. } => error(
+            py,
+            "FormatError",
+            message,
+            Place::file(path.display().to_string()),
+        ),
         FormatError::Utf8 {
             path, line, offset, ..
         } => {
@@ -104,12 +107,18 @@ pub fn read_error(py: Python<'_>, e: FormatError) -> PyErr {
             error(py, "ReadError", message, place)
         }
         FormatError::Grammar(g) => error(py, "ReadError", message, grammar_place(g)),
-        FormatError::Midi { path, source } => {
-            error(py, "ReadError", message, midi_place(path.display().to_string(), &source))
-        }
-        FormatError::MusicXml { path, source } => {
-            error(py, "ReadError", message, xml_place(path.display().to_string(), &source))
-        }
+        FormatError::Midi { path, source } => error(
+            py,
+            "ReadError",
+            message,
+            midi_place(path.display().to_string(), &source),
+        ),
+        FormatError::MusicXml { path, source } => error(
+            py,
+            "ReadError",
+            message,
+            xml_place(path.display().to_string(), &source),
+        ),
         FormatError::Mei { path, source } => {
             let place = Place::file(path.display().to_string());
             let place = match source {
@@ -120,9 +129,12 @@ pub fn read_error(py: Python<'_>, e: FormatError) -> PyErr {
             };
             error(py, "ReadError", message, place)
         }
-        FormatError::Write { path, .. } => {
-            error(py, "WriteError", message, Place::file(path.display().to_string()))
-        }
+        FormatError::Write { path, .. } => error(
+            py,
+            "WriteError",
+            message,
+            Place::file(path.display().to_string()),
+        ),
     }
 }
 
@@ -157,9 +169,7 @@ fn xml_place(path: String, e: &MusicXmlError) -> Place {
             Place::file(path).at(*line, *column)
         }
         // A file inside a compressed archive: its place, named `archive!entry`.
-        MusicXmlError::InEntry { entry, source } => {
-            xml_place(format!("{path}!{entry}"), source)
-        }
+        MusicXmlError::InEntry { entry, source } => xml_place(format!("{path}!{entry}"), source),
         MusicXmlError::InFile { source, .. } => xml_place(path, source),
         _ => Place::file(path),
     }

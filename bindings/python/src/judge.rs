@@ -117,7 +117,8 @@ fn twelve_tone(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<Str
 
 /// The blueprint of the spec file at `path`, planned with `seed`.
 fn plan(py: Python<'_>, path: &std::path::Path, seed: u64) -> PyResult<Blueprint> {
-    let text = cantus_music::format::read_text(path).map_err(|e| crate::errors::read_error(py, e))?;
+    let text =
+        cantus_music::format::read_text(path).map_err(|e| crate::errors::read_error(py, e))?;
     let spec = Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| {
         let place = Place {
             line: e.line,
@@ -140,7 +141,8 @@ fn counterpoint(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<St
     if o.row.is_some() || o.spec.is_some() || o.mode != "strict" {
         return Err(option_error(
             py,
-            "row, spec and mode are twelve-tone's options; counterpoint is judged by its profile".into(),
+            "row, spec and mode are twelve-tone's options; counterpoint is judged by its profile"
+                .into(),
         ));
     }
     let species = match o.species {

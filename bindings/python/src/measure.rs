@@ -42,7 +42,11 @@ fn measure_error(py: Python<'_>, score: &NativeScore, e: impl std::fmt::Display)
     )
 }
 
-fn place(py: Python<'_>, score: &NativeScore, table: &Calibration) -> PyResult<(Layout, Fingerprint)> {
+fn place(
+    py: Python<'_>,
+    score: &NativeScore,
+    table: &Calibration,
+) -> PyResult<(Layout, Fingerprint)> {
     let layout = layout(py, score)?;
     let raw = py
         .detach(|| raw_axes(&layout))

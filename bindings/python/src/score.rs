@@ -10,7 +10,7 @@
 use crate::errors::{Place, error, read_error};
 use cantus_music::format::{self, Format, Loaded};
 use cantus_music::{
-    Event, Key, Meter, Mode, Pitch, PitchLevel, ReadOptions, Score, Time, Voice, time,
+    Event, Grace, Key, Meter, Mode, Pitch, PitchLevel, ReadOptions, Score, Time, Voice, time,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -56,24 +56,26 @@ impl NativeScore {
 
 /// A format by the names people use: an extension or the format's name.
 pub fn format_named(py: Python<'_>, name: &str) -> PyResult<Format> {
-    Ok(match name.trim_start_matches('.').to_ascii_lowercase().as_str() {
-        "txt" | "text" | "grammar" | "cantus" => Format::Grammar,
-        "mid" | "midi" => Format::Midi,
-        "musicxml" | "xml" => Format::MusicXml,
-        "mxl" => Format::Mxl,
-        "mei" => Format::Mei,
-        "ly" | "lilypond" => Format::LilyPond,
-        _ => {
-            return Err(error(
-                py,
-                "FormatError",
-                format!(
-                    "unknown score format {name:?} (use \"txt\", \"midi\", \"musicxml\", \"mxl\", \"mei\" or \"ly\")"
-                ),
-                Place::default(),
-            ));
-        }
-    })
+    Ok(
+        match name.trim_start_matches('.').to_ascii_lowercase().as_str() {
+            "txt" | "text" | "grammar" | "cantus" => Format::Grammar,
+            "mid" | "midi" => Format::Midi,
+            "musicxml" | "xml" => Format::MusicXml,
+            "mxl" => Format::Mxl,
+            "mei" => Format::Mei,
+            "ly" | "lilypond" => Format::LilyPond,
+            _ => {
+                return Err(error(
+                    py,
+                    "FormatError",
+                    format!(
+                        "unknown score format {name:?} (use \"txt\", \"midi\", \"musicxml\", \"mxl\", \"mei\" or \"ly\")"
+                    ),
+                    Place::default(),
+                ));
+            }
+        },
+    )
 }
 
 /// The format of `bytes` by their first bytes: MIDI and zip archives by their magic,
@@ -121,7 +123,11 @@ fn read(
         Format::Grammar => String::from_utf8(bytes).ok().map(Arc::from),
         _ => None,
     };
-    Ok(NativeScore::loaded(loaded, source.display().to_string(), text))
+    Ok(NativeScore::loaded(
+        loaded,
+        source.display().to_string(),
+        text,
+    ))
 }
 
 /// Reads the score file at `path`, in `format` or the one its extension names.
@@ -138,17 +144,15 @@ pub fn read_path(
         Some(name) => format_named(py, name)?,
         None => Format::from_path(&path).map_err(|e| read_error(py, e))?,
     };
-    let bytes = py
-        .detach(|| std::fs::read(&path))
-        .map_err(|source| {
-            read_error(
-                py,
-                format::FormatError::Io {
-                    path: path.clone(),
-                    source,
-                },
-            )
-        })?;
+    let bytes = py.detach(|| std::fs::read(&path)).map_err(|source| {
+        read_error(
+            py,
+            format::FormatError::Io {
+                path: path.clone(),
+                source,
+            },
+        )
+    })?;
     read(py, &path, format, bytes, options(lenient, written_pitch))
 }
 
@@ -177,6 +181,27 @@ pub fn read_bytes(
     )
 }
 
+/// `"F# minor"`: a key by its tonic and mode.
+fn key_name(k: Key) -> String {
+    let accidentals = if k.tonic.alter >= 0 {
+        "#".repeat(k.tonic.alter.unsigned_abs().into())
+    } else {
+        "b".repeat(k.tonic.alter.unsigned_abs().into())
+    };
+    let mode = match k.mode {
+        Mode::Major => "major",
+        Mode::Minor => "minor",
+    };
+    format!("{}{accidentals} {mode}", k.tonic.letter.as_char())
+}
+
+fn grace_name(g: Grace) -> &'static str {
+    match g {
+        Grace::Acciaccatura => "acciaccatura",
+        Grace::Appoggiatura => "appoggiatura",
+    }
+}
+
 /// `C#4`, `Bb3`: a pitch as the text grammar names it (sharp spelling when it has none).
 fn pitch_name(p: Pitch) -> String {
     let s = p.spelling_or_default();
@@ -185,7 +210,11 @@ fn pitch_name(p: Pitch) -> String {
     } else {
         "b".repeat(s.alter.unsigned_abs().into())
     };
-    format!("{}{accidentals}{}", s.letter.as_char(), s.octave_for(p.midi))
+    format!(
+        "{}{accidentals}{}",
+        s.letter.as_char(),
+        s.octave_for(p.midi)
+    )
 }
 
 fn pair(t: Time) -> (i64, i64) {
@@ -207,22 +236,31 @@ fn ratio(py: Python<'_>, (n, d): (i64, i64), what: &str) -> PyResult<Time> {
 
 #[pymethods]
 impl NativeScore {
-    /// The voices: `[(name, [(onset, duration, ((midi, name), …), tag), …]), …]`, each
-    /// time an integer pair (numerator, denominator) in quarter notes.
+    /// The voices: `[(name, key, [(onset, duration, ((midi, name), …), tag, grace), …]), …]`,
+    /// each time an integer pair (numerator, denominator) in quarter notes, `key` the
+    /// part's own signature when it has one, `grace` None or the kind of grace note.
     fn voices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         for v in &self.score.voices {
             let events = PyList::empty(py);
             for e in &v.events {
-                let pitches = PyTuple::new(
-                    py,
-                    e.pitches.iter().map(|&p| (p.midi, pitch_name(p))),
-                )?;
-                events.append((pair(e.onset), pair(e.duration), pitches, e.tag.as_deref()))?;
+                let pitches = PyTuple::new(py, e.pitches.iter().map(|&p| (p.midi, pitch_name(p))))?;
+                events.append((
+                    pair(e.onset),
+                    pair(e.duration),
+                    pitches,
+                    e.tag.as_deref(),
+                    e.grace.map(grace_name),
+                ))?;
             }
-            out.append((v.name.as_str(), events))?;
+            out.append((v.name.as_str(), v.key.map(key_name), events))?;
         }
         Ok(out)
+    }
+
+    /// The voices' names, in order.
+    fn voice_names(&self) -> Vec<String> {
+        self.score.voices.iter().map(|v| v.name.clone()).collect()
     }
 
     /// Everything but the voices: `(title, key, (num, den), tempo, bars, bar_count,
@@ -241,16 +279,7 @@ impl NativeScore {
         (i64, i64),
     ) {
         let s = &self.score;
-        let key = s.key.map(|k| {
-            let tonic = pitch_name(Pitch::spelled(60 + k.tonic.letter.pitch_class() as u8, k.tonic));
-            // The octave digit is not part of a key's name.
-            let tonic = tonic.trim_end_matches(|c: char| c.is_ascii_digit() || c == '-');
-            let mode = match k.mode {
-                Mode::Major => "major",
-                Mode::Minor => "minor",
-            };
-            format!("{tonic} {mode}")
-        });
+        let key = s.key.map(key_name);
         (
             s.title.clone(),
             key,
@@ -314,7 +343,7 @@ impl NativeScore {
 #[pyo3(signature = (voices, meter=(4, 4), tempo=None, title=None, key=None, bars=None))]
 pub fn build(
     py: Python<'_>,
-    voices: Vec<(String, Vec<Bound<'_, PyTuple>>)>,
+    voices: Vec<(String, Option<String>, Vec<Bound<'_, PyTuple>>)>,
     meter: (u32, u32),
     tempo: Option<(i64, i64)>,
     title: Option<String>,
@@ -327,7 +356,15 @@ pub fn build(
         .map_err(|e: cantus_music::MeterError| bad(e.to_string()))?;
     let mut score = Score {
         title,
-        key: key.map(|k| parse_key(k).ok_or_else(|| bad(format!("cannot read key {k:?}: write it like \"F# minor\" or \"Bb major\"")))).transpose()?,
+        key: key
+            .map(|k| {
+                parse_key(k).ok_or_else(|| {
+                    bad(format!(
+                        "cannot read key {k:?}: write it like \"F# minor\" or \"Bb major\""
+                    ))
+                })
+            })
+            .transpose()?,
         meter,
         tempo: tempo.map(|t| ratio(py, t, "tempo")).transpose()?,
         bars,
@@ -336,18 +373,41 @@ pub fn build(
     if score.tempo.is_some_and(|t| t <= time(0, 1)) {
         return Err(bad("tempo must be positive".into()));
     }
-    for (name, events) in voices {
+    for (name, key, events) in voices {
         let mut voice = Voice::new(name.clone());
+        voice.key = key
+            .map(|k| {
+                parse_key(&k).ok_or_else(|| bad(format!("voice {name:?}: cannot read key {k:?}")))
+            })
+            .transpose()?;
         for (i, item) in events.iter().enumerate() {
             let at = format!("voice {name:?}, event {i}");
             let onset = ratio(py, item.get_item(0)?.extract()?, &at)?;
             let duration = ratio(py, item.get_item(1)?.extract()?, &at)?;
             let tag: Option<String> = item.get_item(3)?.extract()?;
+            let grace = match item.get_item(4)?.extract::<Option<String>>()?.as_deref() {
+                None => None,
+                Some("acciaccatura") => Some(Grace::Acciaccatura),
+                Some("appoggiatura") => Some(Grace::Appoggiatura),
+                Some(other) => {
+                    return Err(bad(format!(
+                        "{at}: grace {other:?}: use \"acciaccatura\" or \"appoggiatura\""
+                    )));
+                }
+            };
             if onset < time(0, 1) {
                 return Err(bad(format!("{at}: onset {onset} is before the start")));
             }
-            if duration <= time(0, 1) {
-                return Err(bad(format!("{at}: duration {duration} is not positive")));
+            match grace {
+                None if duration <= time(0, 1) => {
+                    return Err(bad(format!("{at}: duration {duration} is not positive")));
+                }
+                Some(_) if duration != time(0, 1) => {
+                    return Err(bad(format!(
+                        "{at}: a grace note takes no notated time (duration 0, not {duration})"
+                    )));
+                }
+                _ => {}
             }
             let mut pitches = Vec::new();
             for p in item.get_item(2)?.try_iter()? {
@@ -360,6 +420,7 @@ pub fn build(
             }
             let mut event = Event::new(onset, duration, pitches);
             event.tag = tag;
+            event.grace = grace;
             voice.events.push(event);
         }
         voice.sort();
@@ -386,14 +447,18 @@ fn pitch_of(p: &Bound<'_, PyAny>) -> Result<Pitch, String> {
     }
     match p.extract::<String>() {
         Ok(name) => Pitch::parse(&name).map_err(|e| format!("pitch {name:?}: {e}")),
-        Err(_) => Err(format!("a pitch is a MIDI number or a name like \"C#4\", not {p}")),
+        Err(_) => Err(format!(
+            "a pitch is a MIDI number or a name like \"C#4\", not {p}"
+        )),
     }
 }
 
 /// `"F# minor"`, `"Bb major"`, `"c"` (major): a key by its tonic and mode.
 fn parse_key(text: &str) -> Option<Key> {
     let mut words = text.split_whitespace();
-    let tonic = Pitch::parse(&format!("{}4", words.next()?)).ok()?.spelling?;
+    let tonic = Pitch::parse(&format!("{}4", words.next()?))
+        .ok()?
+        .spelling?;
     let mode = match words.next().map(str::to_ascii_lowercase).as_deref() {
         None | Some("major") => Mode::Major,
         Some("minor") => Mode::Minor,

@@ -34,16 +34,14 @@ pub fn analyze(
         .map(|(row, _)| row);
     let options = Options { row, min_positions };
     let scored = Arc::clone(&score.score);
-    let analysis = py
-        .detach(|| analyse(&scored, &options))
-        .map_err(|e| {
-            error(
-                py,
-                "AnalysisError",
-                format!("{}: {e}", score.source),
-                Place::file(score.source.clone()),
-            )
-        })?;
+    let analysis = py.detach(|| analyse(&scored, &options)).map_err(|e| {
+        error(
+            py,
+            "AnalysisError",
+            format!("{}: {e}", score.source),
+            Place::file(score.source.clone()),
+        )
+    })?;
     Ok((
         analysis.to_json(),
         analysis.to_string(),

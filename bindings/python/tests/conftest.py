@@ -31,10 +31,10 @@ def cli() -> Optional[Path]:
     if given:
         return Path(given)
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    for profile in ("release", "debug"):
-        candidate = target / profile / "cantus"
-        if candidate.exists():
-            return candidate
+    built = [p for p in (target / "debug" / "cantus", target / "release" / "cantus") if p.exists()]
+    if built:
+        # The one built last: `cargo test` builds the debug binary of this checkout.
+        return max(built, key=lambda p: p.stat().st_mtime)
     found = shutil.which("cantus")
     return Path(found) if found else None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import warnings
 from fractions import Fraction
 
 import pytest
@@ -31,7 +32,7 @@ def test_a_text_grammar_file_reads_with_exact_times_and_named_pitches() -> None:
 def test_tuplets_keep_their_exact_thirds_and_fifths() -> None:
     score = cantus.read(MUSIC / "musicxml" / "tuplets-and-128ths.musicxml")
     denominators = {e.duration.denominator for v in score.voices for e in v.events}
-    assert 3 in denominators or 6 in denominators, denominators
+    assert {5, 7} <= denominators, denominators  # quintuplets and septuplets, exactly
     assert all(isinstance(e.onset, Fraction) for _, e in score.events)
 
 
@@ -205,9 +206,11 @@ def test_every_reader_fuzz_reproducer_reads_or_raises_a_cantus_error(target, pat
         except (cantus.ReadError, cantus.FormatError) as e:
             assert str(e)
             continue
-        # What was read can be walked and written.
+        # What was read can be walked and written (names renamed with a warning).
         assert len(score.events) == len(score)
-        try:
-            score.to("txt")
-        except cantus.WriteError:
-            pass
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cantus.CantusWarning)
+            try:
+                score.to("txt")
+            except cantus.WriteError:
+                pass

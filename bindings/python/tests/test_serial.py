@@ -84,7 +84,7 @@ def test_the_71_historical_rows_agree_with_music21s_serial_module() -> None:
         theirs = serial.getHistoricalRowByName(h.id)
         assert list(ours.row) == list(theirs.row), h.id
         m21 = theirs.matrix()
-        matrix = tuple(tuple(p.pitchClass for p in m21[i]) for i in range(12))
+        matrix = tuple(tuple(n.pitch.pitchClass for n in m21[i]) for i in range(12))
         assert ours.matrix == matrix, h.id
         for n in range(12):
             p = theirs.zeroCenteredTransformation("P", n)

@@ -17,7 +17,13 @@ class NativeScore:
     def warnings(self) -> list[str]: ...
     def voices(
         self,
-    ) -> list[tuple[str, list[tuple[tuple[int, int], tuple[int, int], tuple[tuple[int, str], ...], Optional[str]]]]]: ...
+    ) -> list[
+        tuple[
+            str,
+            Optional[str],
+            list[tuple[tuple[int, int], tuple[int, int], tuple[tuple[int, str], ...], Optional[str], Optional[str]]],
+        ]
+    ]: ...
     def meta(
         self,
     ) -> tuple[
@@ -30,6 +36,7 @@ class NativeScore:
         int,
         tuple[int, int],
     ]: ...
+    def voice_names(self) -> list[str]: ...
     def render(self, format: str) -> tuple[bytes, list[str]]: ...
     def __len__(self) -> int: ...
 
@@ -45,7 +52,7 @@ class Composed:
     @property
     def trace(self) -> str: ...
     @property
-    def out(self) -> Optional[str]: ...
+    def out(self) -> Optional[Any]: ...
     @property
     def write_errors(self) -> list[str]: ...
 
@@ -58,7 +65,13 @@ def read_bytes(
     name: str = "<bytes>",
 ) -> NativeScore: ...
 def build(
-    voices: Sequence[tuple[str, Sequence[tuple[tuple[int, int], tuple[int, int], Sequence[int | str], Optional[str]]]]],
+    voices: Sequence[
+        tuple[
+            str,
+            Optional[str],
+            Sequence[tuple[tuple[int, int], tuple[int, int], Sequence[int | str], Optional[str], Optional[str]]],
+        ]
+    ],
     meter: tuple[int, int] = (4, 4),
     tempo: Optional[tuple[int, int]] = None,
     title: Optional[str] = None,

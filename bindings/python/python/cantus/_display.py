@@ -13,8 +13,10 @@ from typing import Any, Iterable, Optional, Sequence
 
 from . import _cantus
 
-# Longest score (in bars) a notebook display engraves; longer ones show a table.
+# Largest score a notebook display engraves (LilyPond takes seconds even for a few
+# bars); larger ones show a table, and `Score.engrave()` engraves any size on request.
 ENGRAVE_MAX_BARS = 48
+ENGRAVE_MAX_EVENTS = 800
 
 _lilypond: Optional[bool] = None
 

@@ -64,8 +64,11 @@ class Pitch:
 class Event:
     """One onset in one voice: one or more pitches sharing onset and duration.
 
-    ``onset`` and ``duration`` are exact quarter notes from the start. Build one
-    with pitches as MIDI numbers, names or :class:`Pitch`::
+    ``onset`` and ``duration`` are exact quarter notes from the start. A grace note
+    (``grace`` is ``"acciaccatura"`` or ``"appoggiatura"``) takes no notated time:
+    its duration is 0 and its onset that of the note it leads to. ``tag`` is what the
+    file carried beside the notes (Cantus's row tags, ``P0:1-3``). Build one with
+    pitches as MIDI numbers, names or :class:`Pitch`::
 
         Event(Fraction(1, 3), Fraction(1, 3), ["C#5", 64])
     """
@@ -74,6 +77,7 @@ class Event:
     duration: Fraction
     pitches: tuple[Pitch, ...]
     tag: Optional[str] = None
+    grace: Optional[str] = None
 
     def __init__(
         self,
@@ -81,11 +85,13 @@ class Event:
         duration: Time,
         pitches: Iterable[Union[Pitch, int, str]],
         tag: Optional[str] = None,
+        grace: Optional[Literal["acciaccatura", "appoggiatura"]] = None,
     ) -> None:
         object.__setattr__(self, "onset", _fraction(onset, "onset"))
         object.__setattr__(self, "duration", _fraction(duration, "duration"))
         object.__setattr__(self, "pitches", tuple(_pitch_in(p) for p in pitches))
         object.__setattr__(self, "tag", tag)
+        object.__setattr__(self, "grace", grace)
 
     @property
     def end(self) -> Fraction:
@@ -108,26 +114,30 @@ def _pitch_in(p: Union[Pitch, int, str]) -> Pitch:
 
 @dataclass(frozen=True, slots=True)
 class Voice:
-    """One voice (part, staff line): a name and its events sorted by onset."""
+    """One voice (part, staff line): a name, its events sorted by onset, and its own
+    key signature when the part has one (a transposing instrument's)."""
 
     name: str
     events: tuple[Event, ...] = field(default=())
+    key: Optional[str] = None
 
-    def __init__(self, name: str, events: Iterable[Event] = ()) -> None:
+    def __init__(self, name: str, events: Iterable[Event] = (), key: Optional[str] = None) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "events", tuple(events))
+        object.__setattr__(self, "key", key)
 
     def __len__(self) -> int:
         return len(self.events)
 
 
 def _event_out(raw: tuple[Any, ...]) -> Event:
-    (on_n, on_d), (du_n, du_d), pitches, tag = raw
+    (on_n, on_d), (du_n, du_d), pitches, tag, grace = raw
     e = object.__new__(Event)
     object.__setattr__(e, "onset", Fraction(on_n, on_d))
     object.__setattr__(e, "duration", Fraction(du_n, du_d))
     object.__setattr__(e, "pitches", tuple(Pitch(m, n) for m, n in pitches))
     object.__setattr__(e, "tag", tag)
+    object.__setattr__(e, "grace", grace)
     return e
 
 
@@ -171,8 +181,8 @@ class Score:
             for i, e in enumerate(v.events):
                 at = f"voice {v.name!r}, event {i}"
                 pitches = [p.name for p in e.pitches]
-                events.append((_pair(e.onset, at), _pair(e.duration, at), pitches, e.tag))
-            raw.append((v.name, events))
+                events.append((_pair(e.onset, at), _pair(e.duration, at), pitches, e.tag, e.grace))
+            raw.append((v.name, v.key, events))
         tempo_pair = None if tempo is None else _pair(_fraction(tempo, "tempo"), "tempo")
         native = _cantus.build(raw, meter, tempo_pair, title, key, bars)
         self._init(native)
@@ -196,7 +206,7 @@ class Score:
         """The voices, with exact times (built on first use, then kept)."""
         if self._voices is None:
             self._voices = tuple(
-                Voice(name, [_event_out(e) for e in events]) for name, events in self._native.voices()
+                Voice(name, [_event_out(e) for e in events], key) for name, key, events in self._native.voices()
             )
         return self._voices
 
@@ -321,12 +331,9 @@ class Score:
     def __repr__(self) -> str:
         title = f" {self.title!r}" if self.title else ""
         return (
-            f"<cantus.Score{title}: {len(self._native_voice_names())} voices, "
+            f"<cantus.Score{title}: {len(self._native.voice_names())} voices, "
             f"{self.event_count} events, {self.bars} bars of {self.meter}>"
         )
-
-    def _native_voice_names(self) -> list[str]:
-        return [name for name, _ in self._native.voices()] if self._voices is None else [v.name for v in self._voices]
 
     def summary(self) -> list[tuple[str, Any]]:
         """Name, events, lowest and highest pitch of every voice."""
@@ -351,7 +358,7 @@ class Score:
             ]
         )
         body = _display.table(["voice", "events", "lowest", "highest"], self.summary())
-        if self.bars <= _display.ENGRAVE_MAX_BARS and self.event_count and _display.lilypond_available():
+        if 0 < self.event_count <= _display.ENGRAVE_MAX_EVENTS and self.bars <= _display.ENGRAVE_MAX_BARS and _display.lilypond_available():
             try:
                 if self._svg is None:
                     self._svg = self.engrave("svg")

@@ -9,7 +9,7 @@ statements — and says what share of the notes the row explains.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
@@ -145,6 +145,7 @@ class Analysis:
     raw: dict[str, Any]
     _marks: Any
     _score: "Score"
+    _engraved: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def share(self) -> float:
@@ -165,7 +166,9 @@ class Analysis:
     def engrave(self, target: str = "svg") -> bytes:
         """The score engraved with each statement's labels over its first note,
         order positions by the notes and unexplained notes grey (needs LilyPond)."""
-        return self._score.engrave(target, analysis=self)  # type: ignore[arg-type]
+        if target not in self._engraved:
+            self._engraved[target] = self._score.engrave(target, analysis=self)  # type: ignore[arg-type]
+        return self._engraved[target]
 
     def _repr_html_(self) -> str:
         head = _display.facts(
@@ -195,7 +198,7 @@ class Analysis:
             else ""
         )
         picture = ""
-        if self._score.bars <= _display.ENGRAVE_MAX_BARS and _display.lilypond_available():
+        if self._score.event_count <= _display.ENGRAVE_MAX_EVENTS and self._score.bars <= _display.ENGRAVE_MAX_BARS and _display.lilypond_available():
             try:
                 picture = _display.svg_block(self.engrave("svg"))
             except Exception:
