@@ -98,7 +98,7 @@ fn sniff(bytes: &[u8]) -> Format {
     }
 }
 
-fn options(lenient: bool, written_pitch: bool) -> ReadOptions {
+fn options(lenient: bool, written_pitch: bool, grace_notes: bool) -> ReadOptions {
     ReadOptions {
         lenient,
         pitch: if written_pitch {
@@ -106,6 +106,7 @@ fn options(lenient: bool, written_pitch: bool) -> ReadOptions {
         } else {
             PitchLevel::Sounding
         },
+        grace_notes,
     }
 }
 
@@ -132,13 +133,14 @@ fn read(
 
 /// Reads the score file at `path`, in `format` or the one its extension names.
 #[pyfunction]
-#[pyo3(signature = (path, format=None, lenient=false, written_pitch=false))]
+#[pyo3(signature = (path, format=None, lenient=false, written_pitch=false, grace_notes=false))]
 pub fn read_path(
     py: Python<'_>,
     path: PathBuf,
     format: Option<&str>,
     lenient: bool,
     written_pitch: bool,
+    grace_notes: bool,
 ) -> PyResult<NativeScore> {
     let format = match format {
         Some(name) => format_named(py, name)?,
@@ -153,13 +155,19 @@ pub fn read_path(
             },
         )
     })?;
-    read(py, &path, format, bytes, options(lenient, written_pitch))
+    read(
+        py,
+        &path,
+        format,
+        bytes,
+        options(lenient, written_pitch, grace_notes),
+    )
 }
 
 /// Reads a score from `data`, in `format` or the one its first bytes show; `name`
 /// stands for the file in messages.
 #[pyfunction]
-#[pyo3(signature = (data, format=None, lenient=false, written_pitch=false, name="<bytes>"))]
+#[pyo3(signature = (data, format=None, lenient=false, written_pitch=false, name="<bytes>", grace_notes=false))]
 pub fn read_bytes(
     py: Python<'_>,
     data: &[u8],
@@ -167,6 +175,7 @@ pub fn read_bytes(
     lenient: bool,
     written_pitch: bool,
     name: &str,
+    grace_notes: bool,
 ) -> PyResult<NativeScore> {
     let format = match format {
         Some(f) => format_named(py, f)?,
@@ -177,7 +186,7 @@ pub fn read_bytes(
         Path::new(name),
         format,
         data.to_vec(),
-        options(lenient, written_pitch),
+        options(lenient, written_pitch, grace_notes),
     )
 }
 

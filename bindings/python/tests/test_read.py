@@ -214,3 +214,27 @@ def test_every_reader_fuzz_reproducer_reads_or_raises_a_cantus_error(target, pat
                 score.to("txt")
             except cantus.WriteError:
                 pass
+
+
+def test_grace_notes_are_kept_when_asked_for() -> None:
+    path = MUSIC / "musicxml" / "grace-notes.musicxml"
+    plain = cantus.read(path)
+    assert all(e.grace is None for _, e in plain.events)
+    assert any("grace" in w for w in plain.warnings)
+    graced = cantus.read(path, grace_notes=True)
+    graces = [e for _, e in graced.events if e.grace is not None]
+    assert graces and all(e.duration == 0 for e in graces)
+    assert {e.grace for e in graces} <= {"acciaccatura", "appoggiatura"}
+    assert len(graced) == len(plain) + len(graces)
+
+
+def test_a_grace_note_built_in_python_survives_the_text_grammar() -> None:
+    voice = cantus.Voice(
+        "Piano",
+        [cantus.Event(1, 0, ["D5"], grace="acciaccatura"), cantus.Event(1, 1, ["C5"])],
+    )
+    score = cantus.Score([voice])
+    back = cantus.read(score.to("txt").encode(), format="txt", grace_notes=True)
+    assert [(e.grace, e.duration) for _, e in back.events] == [("acciaccatura", 0), (None, 1)]
+    with pytest.raises(cantus.ScoreError, match="no notated time"):
+        cantus.Score([cantus.Voice("P", [cantus.Event(0, 1, [60], grace="appoggiatura")])])

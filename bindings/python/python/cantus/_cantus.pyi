@@ -56,13 +56,16 @@ class Composed:
     @property
     def write_errors(self) -> list[str]: ...
 
-def read_path(path: str, format: Optional[str] = None, lenient: bool = False, written_pitch: bool = False) -> NativeScore: ...
+def read_path(
+    path: str, format: Optional[str] = None, lenient: bool = False, written_pitch: bool = False, grace_notes: bool = False
+) -> NativeScore: ...
 def read_bytes(
     data: bytes,
     format: Optional[str] = None,
     lenient: bool = False,
     written_pitch: bool = False,
     name: str = "<bytes>",
+    grace_notes: bool = False,
 ) -> NativeScore: ...
 def build(
     voices: Sequence[

@@ -374,6 +374,7 @@ def read(
     *,
     lenient: bool = False,
     written_pitch: bool = False,
+    grace_notes: bool = False,
 ) -> Score:
     """Reads a score.
 
@@ -386,6 +387,10 @@ def read(
         lenient: read the text grammar as leniently as Libretto did (warnings in
             :attr:`Score.warnings`) and damaged MIDI files as far as they go.
         written_pitch: read transposing parts at written, not sounding, pitch.
+        grace_notes: keep grace notes (MusicXML, MEI, the text grammar) as events
+            with :attr:`Event.grace` set, duration 0, at the onset of the note they
+            lead to; by default they are left out and counted in a warning, as the
+            CLI's commands read them.
 
     Raises:
         ReadError: the reader refuses the file; the exception names the file,
@@ -393,7 +398,7 @@ def read(
         FileNotFoundError: there is no such file.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return Score._wrap(_cantus.read_bytes(bytes(source), format, lenient, written_pitch))
+        return Score._wrap(_cantus.read_bytes(bytes(source), format, lenient, written_pitch, grace_notes=grace_notes))
     if hasattr(source, "read"):
         data = source.read()  # type: ignore[union-attr]
         if not isinstance(data, (bytes, bytearray)):
@@ -402,7 +407,7 @@ def read(
         if format is None and name != "<bytes>":
             ext = os.path.splitext(name)[1].lstrip(".")
             format = ext or None
-        return Score._wrap(_cantus.read_bytes(bytes(data), format, lenient, written_pitch, name))
+        return Score._wrap(_cantus.read_bytes(bytes(data), format, lenient, written_pitch, name, grace_notes))
     if isinstance(source, (str, os.PathLike)):
-        return Score._wrap(_cantus.read_path(os.fspath(source), format, lenient, written_pitch))
+        return Score._wrap(_cantus.read_path(os.fspath(source), format, lenient, written_pitch, grace_notes))
     raise TypeError(f"cantus.read takes a path, bytes or a binary file, not {type(source).__name__}")
