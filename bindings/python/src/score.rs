@@ -245,7 +245,7 @@ fn ratio(py: Python<'_>, (n, d): (i64, i64), what: &str) -> PyResult<Time> {
 
 #[pymethods]
 impl NativeScore {
-    /// The voices: `[(name, key, [(onset, duration, ((midi, name), …), tag, grace), …]), …]`,
+    /// The voices: `[(name, key, [(onset, duration, ((midi, name), …), tag, grace, fermata), …]), …]`,
     /// each time an integer pair (numerator, denominator) in quarter notes, `key` the
     /// part's own signature when it has one, `grace` None or the kind of grace note.
     fn voices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -260,6 +260,7 @@ impl NativeScore {
                     pitches,
                     e.tag.as_deref(),
                     e.grace.map(grace_name),
+                    e.fermata,
                 ))?;
             }
             out.append((v.name.as_str(), v.key.map(key_name), events))?;
@@ -430,6 +431,7 @@ pub fn build(
             let mut event = Event::new(onset, duration, pitches);
             event.tag = tag;
             event.grace = grace;
+            event.fermata = item.get_item(5)?.extract()?;
             voice.events.push(event);
         }
         voice.sort();

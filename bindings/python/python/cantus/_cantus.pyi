@@ -21,7 +21,7 @@ class NativeScore:
         tuple[
             str,
             Optional[str],
-            list[tuple[tuple[int, int], tuple[int, int], tuple[tuple[int, str], ...], Optional[str], Optional[str]]],
+            list[tuple[tuple[int, int], tuple[int, int], tuple[tuple[int, str], ...], Optional[str], Optional[str], bool]],
         ]
     ]: ...
     def meta(
@@ -72,7 +72,7 @@ def build(
         tuple[
             str,
             Optional[str],
-            Sequence[tuple[tuple[int, int], tuple[int, int], Sequence[int | str], Optional[str], Optional[str]]],
+            Sequence[tuple[tuple[int, int], tuple[int, int], Sequence[int | str], Optional[str], Optional[str], bool]],
         ]
     ],
     meter: tuple[int, int] = (4, 4),

@@ -66,7 +66,8 @@ class Event:
 
     ``onset`` and ``duration`` are exact quarter notes from the start. A grace note
     (``grace`` is ``"acciaccatura"`` or ``"appoggiatura"``) takes no notated time:
-    its duration is 0 and its onset that of the note it leads to. ``tag`` is what the
+    its duration is 0 and its onset that of the note it leads to. ``fermata`` marks a
+    held note (MusicXML and MEI carry it; a chorale's phrase ends). ``tag`` is what the
     file carried beside the notes (Cantus's row tags, ``P0:1-3``). Build one with
     pitches as MIDI numbers, names or :class:`Pitch`::
 
@@ -78,6 +79,7 @@ class Event:
     pitches: tuple[Pitch, ...]
     tag: Optional[str] = None
     grace: Optional[str] = None
+    fermata: bool = False
 
     def __init__(
         self,
@@ -86,12 +88,14 @@ class Event:
         pitches: Iterable[Union[Pitch, int, str]],
         tag: Optional[str] = None,
         grace: Optional[Literal["acciaccatura", "appoggiatura"]] = None,
+        fermata: bool = False,
     ) -> None:
         object.__setattr__(self, "onset", _fraction(onset, "onset"))
         object.__setattr__(self, "duration", _fraction(duration, "duration"))
         object.__setattr__(self, "pitches", tuple(_pitch_in(p) for p in pitches))
         object.__setattr__(self, "tag", tag)
         object.__setattr__(self, "grace", grace)
+        object.__setattr__(self, "fermata", bool(fermata))
 
     @property
     def end(self) -> Fraction:
@@ -131,13 +135,14 @@ class Voice:
 
 
 def _event_out(raw: tuple[Any, ...]) -> Event:
-    (on_n, on_d), (du_n, du_d), pitches, tag, grace = raw
+    (on_n, on_d), (du_n, du_d), pitches, tag, grace, fermata = raw
     e = object.__new__(Event)
     object.__setattr__(e, "onset", Fraction(on_n, on_d))
     object.__setattr__(e, "duration", Fraction(du_n, du_d))
     object.__setattr__(e, "pitches", tuple(Pitch(m, n) for m, n in pitches))
     object.__setattr__(e, "tag", tag)
     object.__setattr__(e, "grace", grace)
+    object.__setattr__(e, "fermata", fermata)
     return e
 
 
@@ -181,7 +186,7 @@ class Score:
             for i, e in enumerate(v.events):
                 at = f"voice {v.name!r}, event {i}"
                 pitches = [p.name for p in e.pitches]
-                events.append((_pair(e.onset, at), _pair(e.duration, at), pitches, e.tag, e.grace))
+                events.append((_pair(e.onset, at), _pair(e.duration, at), pitches, e.tag, e.grace, e.fermata))
             raw.append((v.name, v.key, events))
         tempo_pair = None if tempo is None else _pair(_fraction(tempo, "tempo"), "tempo")
         native = _cantus.build(raw, meter, tempo_pair, title, key, bars)
