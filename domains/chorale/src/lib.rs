@@ -15,21 +15,34 @@
 //! * [`rules`]: the catalogue (`CH-*` ids, strict and lenient profiles), each rule
 //!   written once over a prefix and run by both the online verifier and the gate.
 //! * `gate`: the release gate, and [`judge_score`] for any file.
+//! * `domain`, [`predicates`], [`rungs`], [`proposer`]: the framework traits — a
+//!   melody is the spec, a beat a section, the alto, tenor and bass of a beat an
+//!   event; the proposers are a seeded search to each phrase's cadence and a
+//!   language model held to the voicings that can still reach it;
+//!   [`compose`](mod@compose): the whole run.
 #![forbid(unsafe_code)]
 
 mod analysis;
 mod chorale;
+pub mod compose;
+mod domain;
 mod gate;
 mod harmony;
 mod pitch;
+pub mod predicates;
+pub mod proposer;
 pub mod read;
 pub mod rules;
+pub mod rungs;
 
 pub use analysis::{Analysis, At, Beat, Slice};
 pub use chorale::{Chorale, Location, Note, beat_of};
-pub use gate::{judge_chorale, judge_score, soft_scores};
+pub use compose::{compose, engine};
+pub use domain::{BeatPlan, ChState, ChoraleDomain, DOMAIN, Harmonisation, Voicing};
+pub use gate::{HarmonisationGate, judge_chorale, judge_score, soft_scores};
 pub use harmony::{Chord, Quality, Role};
 pub use pitch::{Interval, Part, Tonality, Tone};
+pub use proposer::{EmbeddedProposer, ModelProposer};
 pub use read::{
     ChoraleError, KeySource, PhraseMark, PhraseSource, ReadOptions, Reading, read_chorale,
 };
