@@ -66,12 +66,20 @@ pub fn run(args: Args) -> Exit {
         }
     }
     if let Some(path) = &args.annotate {
-        let written =
-            lilypond::write_annotated(&loaded.score, &marks, &lilypond::Options::default())
-                .map_err(|e| format!("cannot write {} as LilyPond: {e}", path.display()))
-                .and_then(|text| {
-                    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
-                });
+        // LilyPond output leaves grace notes out (their marks are not drawn either).
+        let mut drawn = loaded.score.clone();
+        let left_out = drawn.remove_grace_notes();
+        if left_out > 0 {
+            eprintln!(
+                "{path}: {left_out} grace notes not drawn",
+                path = path.display()
+            );
+        }
+        let written = lilypond::write_annotated(&drawn, &marks, &lilypond::Options::default())
+            .map_err(|e| format!("cannot write {} as LilyPond: {e}", path.display()))
+            .and_then(|text| {
+                std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+            });
         if let Err(e) = written {
             return bad_input(e);
         }

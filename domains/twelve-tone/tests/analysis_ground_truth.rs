@@ -9,7 +9,14 @@
 //! A disguise is kept only if what was planted stays the one right reading (see
 //! `Working::is_unambiguous`): no two statements sound one pitch class at one onset,
 //! and a left-out note's pitch class does not sound between its neighbours (else the
-//! texture completes the statement by itself).
+//! texture completes the statement by itself). Row tones are written as grace notes
+//! too.
+//!
+//! A second generator (`analysis_support::canons`) plants canons whose two strands
+//! interleave note by note — dyads or alternation, dealt to two or three hands,
+//! sharing a note where they meet on a pitch class, some positions of both strands
+//! grace notes, sometimes under a free voice — 300 textures, and (all but one in a
+//! thousand) every planted statement must be found with its tones.
 
 mod analysis_support;
 
@@ -61,7 +68,12 @@ fn released(brief: &str, seed: u64) -> Option<(Arc<Blueprint>, Score)> {
 fn position_notes(s: &Statement) -> BTreeSet<(u8, Time, u8)> {
     s.notes
         .iter()
-        .filter(|n| matches!(n.role, NoteRole::Position | NoteRole::Elided))
+        .filter(|n| {
+            matches!(
+                n.role,
+                NoteRole::Position | NoteRole::Elided | NoteRole::Shared
+            )
+        })
         .filter_map(|n| n.position.map(|p| (p, n.onset, n.pc)))
         .collect()
 }
@@ -293,6 +305,7 @@ fn planted_statements_are_recovered_with_their_labels() {
         "tremolo",
         "repetition",
         "octave doubling",
+        "grace note",
     ] {
         assert!(
             kinds.get(kind).copied().unwrap_or(0) >= 50,
@@ -350,4 +363,97 @@ fn the_row_of_a_released_piece_is_inferred_and_named() {
         }
     }
     assert!(tried >= 6, "{tried} pieces released");
+}
+
+/// Interleaved canon textures planted.
+const CANON_CASES: u64 = 300;
+
+#[test]
+fn interleaved_canons_sharing_notes_are_recovered_strand_by_strand() {
+    let (mut statements, mut total) = (0usize, Tally::default());
+    let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut failures = Vec::new();
+    let mut canons_found = 0usize;
+    let mut ambiguous = Vec::new();
+    for case in 0..CANON_CASES {
+        let (w, row) = analysis_support::canons::planted(&mut fastrand::Rng::with_seed(case));
+        let options = Options {
+            row: Some(row),
+            ..Options::default()
+        };
+        let analysis = analyze(&w.score(), &options).expect("analysable");
+        statements += w.statements.len();
+        for (kind, n) in &w.planted {
+            *kinds.entry(kind).or_default() += n;
+        }
+        let mut tally = Tally::default();
+        judge(&analysis, &w, Convention::ZeroCentred, &mut tally);
+        canons_found += analysis
+            .canons
+            .iter()
+            .filter(|c| c.positions == 12 && c.free_positions.is_empty())
+            .count();
+        // A texture the analysis reads another way just as whole — every note a
+        // position of a complete statement, as many statements as were planted — has
+        // two right readings; the planted one is not the only answer there.
+        let whole = analysis.explained == analysis.notes
+            && analysis.statements.iter().all(|s| s.complete)
+            && analysis.statements.len() == w.statements.len();
+        if !tally.failures.is_empty() && whole {
+            ambiguous.push(case);
+            statements -= w.statements.len();
+            continue;
+        }
+        total.recovered += tally.recovered;
+        total.exact += tally.exact;
+        for why in tally.failures {
+            failures.push(format!(
+                "case {case}: {why} ({} of {} notes explained, {} of {} statements complete)",
+                analysis.explained,
+                analysis.notes,
+                analysis.statements.iter().filter(|s| s.complete).count(),
+                w.statements.len()
+            ));
+        }
+    }
+    eprintln!(
+        "{CANON_CASES} canon textures, {statements} planted statements, {kinds:?}: {} recovered, \
+         {} with exactly the planted tones; {canons_found} exact canons reported; read another \
+         way just as whole: cases {ambiguous:?}",
+        total.recovered, total.exact
+    );
+    assert!(
+        ambiguous.len() * 100 <= CANON_CASES as usize,
+        "{ambiguous:?}"
+    );
+    for f in &failures {
+        eprintln!("not recovered: {f}");
+    }
+    // What is left: one statement of 1377 (a pair that can also be read, exactly and
+    // a tick tighter, with the strands trading notes, leaving two notes over).
+    assert!(
+        total.recovered * 1000 >= statements * 999,
+        "{} of {statements} recovered:\n{}",
+        total.recovered,
+        failures.join("\n")
+    );
+    assert!(
+        total.exact * 100 >= statements * 99,
+        "tones where they were planted"
+    );
+    for kind in [
+        "canon pair",
+        "shared tone",
+        "grace notes (both strands)",
+        "free voice",
+    ] {
+        assert!(
+            kinds.get(kind).copied().unwrap_or(0) >= 50,
+            "{kind}: {kinds:?}"
+        );
+    }
+    assert!(
+        canons_found >= kinds["canon pair"],
+        "every pair is reported as a canon"
+    );
 }

@@ -177,9 +177,13 @@ fn note_line(n: &AnalysedNote) -> String {
     let role = match n.role {
         NoteRole::Position | NoteRole::Unexplained => "",
         NoteRole::Elided => "  (elided: the previous statement's too)",
+        NoteRole::Shared => "  (shared: a statement sounding with it has it too)",
         NoteRole::Doubling => "  (doubling)",
         NoteRole::Repetition => "  (repetition)",
     };
+    if n.grace {
+        line.push_str("  (grace note)");
+    }
     line.push_str(role);
     line
 }

@@ -1,7 +1,8 @@
 //! An analysis as score annotations ([`cantus_music::annotation`]), so a renderer can
 //! draw it over the notes: each statement's labels above its first note, each order
 //! position's number by its note, a remark on notes two statements share, and the
-//! notes no statement explains in grey.
+//! notes no statement explains in grey. Grace notes get no mark: the score writers
+//! that draw marks do not write grace notes.
 
 use super::report::{Analysis, NoteRole};
 use cantus_music::annotation::{Annotations, Colour, MarkKind};
@@ -10,7 +11,11 @@ use cantus_music::annotation::{Annotations, Colour, MarkKind};
 pub fn annotations(analysis: &Analysis) -> Annotations {
     let mut marks = Annotations::new();
     for s in &analysis.statements {
-        let Some(first) = s.notes.iter().find(|n| n.role != NoteRole::Repetition) else {
+        let Some(first) = s
+            .notes
+            .iter()
+            .find(|n| n.role != NoteRole::Repetition && !n.grace)
+        else {
             continue;
         };
         let mut label = s
@@ -24,7 +29,7 @@ pub fn annotations(analysis: &Analysis) -> Annotations {
             label.push('…');
         }
         marks.push(first.voice, first.onset, MarkKind::Label(label));
-        for n in &s.notes {
+        for n in s.notes.iter().filter(|n| !n.grace) {
             match (n.role, n.position) {
                 (NoteRole::Position, Some(p)) => {
                     marks.push(n.voice, n.onset, MarkKind::Position(p));
@@ -37,11 +42,19 @@ pub fn annotations(analysis: &Analysis) -> Annotations {
                         MarkKind::Remark(format!("elided into statement {}", s.number)),
                     );
                 }
+                (NoteRole::Shared, Some(p)) => {
+                    marks.push(n.voice, n.onset, MarkKind::Position(p));
+                    marks.push(
+                        n.voice,
+                        n.onset,
+                        MarkKind::Remark(format!("shared with statement {}", s.number)),
+                    );
+                }
                 _ => {}
             }
         }
     }
-    for n in &analysis.unexplained {
+    for n in analysis.unexplained.iter().filter(|n| !n.grace) {
         marks.push(n.voice, n.onset, MarkKind::Colour(Colour::Grey));
     }
     marks

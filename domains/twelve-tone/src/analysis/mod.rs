@@ -19,29 +19,38 @@
 //! # How
 //!
 //! `texture.rs` turns the notes into tones (one per onset and pitch class, so octave
-//! doublings merge and chords share an onset); `search.rs` reads one form from one
-//! seed tone with a small dynamic programme; `select.rs` takes the best readings
-//! lazily, best first — tight, complete ones in a first pass, then any — so that
-//! together they explain the most; `repair.rs` then gives incomplete statements the
+//! doublings merge and chords share an onset; grace notes, when the score has them,
+//! just before the onset of the note they lead to); `strands.rs` first reads exact
+//! canons whose two strands interleave note by note, both strands at once, a note
+//! they meet on shared by both; `search.rs` reads one form from one seed tone with a
+//! small dynamic programme; `select.rs` takes the best readings lazily, best first —
+//! tight, complete ones in a first pass, then any — so that together they explain
+//! the most; `repair.rs` then gives incomplete statements the
 //! tones they lack where others can do without them, and `align.rs` lets canons decide
 //! which of two like notes is whose; `absorb.rs` adds the repetitions; `canon.rs` pairs
 //! statements; `infer.rs` finds and names the row; `report.rs` and `listing.rs` say it
 //! all; `marks.rs` turns it into score annotations.
 //!
 //! The choices are heuristic: on pieces Cantus released and then disguised (notes
-//! passed between voices, repeated, doubled, chorded, elided, left out), about 97% of
-//! the planted statements are found with their label and completeness
+//! passed between voices, repeated, doubled, chorded, elided, left out, written as
+//! grace notes), about 96% of the planted statements are found with their label and
+//! completeness, and of canons interleaved note by note (sharing notes, with grace
+//! notes, under a free voice) all but one in a thousand
 //! (`tests/analysis_ground_truth.rs`); what is missed are statements of dense textures
 //! that trade like notes with one sounding beside them.
 //!
 //! # Cost
 //!
-//! For a given row, linear in the number of notes `N`: two passes of about `4 N` and
-//! `12 N` bounded searches (each at most `12 · 12 · 9` steps, see `search.rs`), a heap
-//! of at most as many entries, and repairs local to each incomplete statement (a
-//! bounded number of searches each). Inferring the row adds one pass per candidate row
-//! (about a hundred) and `infer::ANALYSED` full analyses. `benches/analyze.rs`
-//! measures pieces of 10^3 to 10^5 notes.
+//! For a given row, linear in the number of notes `N` (up to a logarithm): the canon
+//! pass tries, per tone, at most four leader forms times `strands::SEEDS` follower
+//! beginnings, each rejected by one binary search over the onsets or read in twelve
+//! steps (`O(N · SEEDS · log N)`); then two passes of about `4 N` and `12 N` bounded
+//! searches (each at most `12 · 12 · 9` steps, see `search.rs`), a heap of at most as
+//! many entries, and repairs local to each incomplete statement (a bounded number of
+//! searches each). Inferring the row adds one pass per candidate row (about a
+//! hundred) and up to `infer::ANALYSED + infer::ANALYSED_BY_ONSETS` full analyses.
+//! `benches/analyze.rs` measures pieces of 10^3 to 10^5 notes, and an interleaved
+//! canon texture of 10^5.
 //!
 //! # Limits
 //!
@@ -62,6 +71,7 @@ mod repair;
 mod report;
 mod search;
 mod select;
+mod strands;
 mod texture;
 
 pub use marks::annotations;
@@ -139,12 +149,13 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
     let sequences = infer::sequences(score, &tex);
     let candidates = infer::candidates(&sequences);
     let mut best: Option<(Run, Option<&'static HistoricalRow>)> = None;
-    for c in candidates.iter().take(infer::ANALYSED) {
+    for c in infer::analysed(&candidates) {
         let run = Run::new(score, &tex, &c.row, &params);
-        if best
-            .as_ref()
-            .is_none_or(|(b, _)| run.explained > b.explained)
-        {
+        // Notes explained, those in complete statements counting twice: any texture
+        // holds stretches that read as most of some form, only serial music is made
+        // of whole statements.
+        let weight = |r: &Run| r.explained + r.in_complete;
+        if best.as_ref().is_none_or(|(b, _)| weight(&run) > weight(b)) {
             best = Some((run, c.historical));
         }
     }

@@ -73,6 +73,10 @@ pub enum NoteRole {
     /// It sounds the order position, which it shares with the statement before
     /// (an elision; that statement lists it as a plain position).
     Elided,
+    /// It sounds the order position, which it shares with a statement sounding at the
+    /// same time (a canon's common note, such as the axis of a mirror canon; that
+    /// statement lists it as a plain position).
+    Shared,
     /// It doubles the position's note (same onset and pitch class, another octave
     /// or instrument).
     Doubling,
@@ -97,8 +101,13 @@ pub struct AnalysedNote {
     pub voice_name: String,
     /// Index of the note's event in its voice.
     pub event: usize,
+    /// Onset of its event; for a grace note, the onset of the note it leads to (it
+    /// sounds just before it).
     #[serde(with = "time_text")]
     pub onset: Time,
+    /// Whether it is written as a grace note.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub grace: bool,
 }
 
 /// One row statement found in the piece.
@@ -278,11 +287,22 @@ impl Builder<'_> {
                 } else {
                     Some(claim.stmt as usize)
                 };
-                // A shared tone is a plain position of the earlier statement and an
-                // elided one of the later.
+                // A tone two statements share is, in an elision (one's last notes
+                // the other's first), a plain position of the earlier and an elided
+                // one of the later; in two statements sounding at once (a canon's
+                // common note), a plain position of the one holding it and a shared
+                // one of the other.
                 let first = match other {
-                    Some(o) if order[o] < order[s] => NoteRole::Elided,
-                    _ => NoteRole::Position,
+                    None => NoteRole::Position,
+                    Some(o) if self.elides(o, s) => {
+                        if order[o] < order[s] {
+                            NoteRole::Elided
+                        } else {
+                            NoteRole::Position
+                        }
+                    }
+                    Some(_) if claim.stmt as usize == s => NoteRole::Position,
+                    Some(_) => NoteRole::Shared,
                 };
                 self.push_notes(&mut notes, t, Some(k as u8), first, NoteRole::Doubling);
             }
@@ -342,6 +362,17 @@ impl Builder<'_> {
         (statements, Numbering { order }, elisions, unexplained)
     }
 
+    /// Whether statement `s` shares notes with `o` by an elision (one's last notes
+    /// the other's first) rather than by sounding with it.
+    fn elides(&self, o: usize, s: usize) -> bool {
+        let (a, b) = (&self.sel.statements[o], &self.sel.statements[s]);
+        let partner = |c: &super::search::Chain, x: usize| {
+            c.elided_head.is_some_and(|(p, _)| p as usize == x)
+                || c.elided_tail.is_some_and(|(p, _)| p as usize == x)
+        };
+        partner(a, s) || partner(b, o)
+    }
+
     fn push_notes(
         &self,
         out: &mut Vec<AnalysedNote>,
@@ -384,12 +415,13 @@ fn push_notes(
     for (i, n) in tex.notes_of(t).iter().enumerate() {
         let voice = n.voice as usize;
         let event = n.event as usize;
-        let (name, onset) = score
+        let (name, onset, grace) = score
             .voices
             .get(voice)
             .map(|v| {
-                let onset = v.events.get(event).map_or_else(Time::default, |e| e.onset);
-                (v.name.clone(), onset)
+                let e = v.events.get(event);
+                let onset = e.map_or_else(Time::default, |e| e.onset);
+                (v.name.clone(), onset, e.is_some_and(|e| e.is_grace()))
             })
             .unwrap_or_default();
         out.push(AnalysedNote {
@@ -402,6 +434,7 @@ fn push_notes(
             voice_name: name,
             event,
             onset,
+            grace,
         });
     }
 }

@@ -67,10 +67,11 @@ pub(crate) struct Selection {
 /// One queued reading: score, then seed order (earlier wins ties).
 type Entry = (i32, Reverse<u64>, u32, u16, u8);
 
-/// Chooses statements of `forms` in `tex`: first the tight ones (every position
-/// within `tight` tones of the previous, none missing), then, among the tones left,
-/// any the full parameters `p` allow. Readings that are certain are taken before
-/// loose ones can borrow their notes.
+/// Chooses statements of `forms` in `tex`: first exact canons, both strands read
+/// together (`strands.rs`: the strands may share notes), then the tight statements
+/// (every position within `tight` tones of the previous, none missing), then, among
+/// the tones left, any the full parameters `p` allow. Readings that are certain are
+/// taken before loose ones can borrow their notes.
 pub(crate) fn select(
     tex: &Texture,
     forms: &Forms,
@@ -82,6 +83,7 @@ pub(crate) fn select(
         claims: vec![Claim::FREE; tex.tones.len()],
     };
     let mut searcher = Searcher::default();
+    super::strands::canons(tex, forms, p, &mut sel);
     for params in [tight, p] {
         pass(tex, forms, params, &mut sel, &mut searcher);
     }

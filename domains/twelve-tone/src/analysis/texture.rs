@@ -10,6 +10,13 @@
 //!
 //! Time is integer ticks on one grid (`gate::time`), so the search compares onsets
 //! without rational arithmetic.
+//!
+//! **Grace notes** (events flagged `grace`, read when the caller asked for them) are
+//! notes like any other, at the onset of the note they lead to, but they sound before
+//! it: the grace notes written last before an onset form a block of their own just
+//! before that onset's block, those written before them one before that, and so on
+//! (across voices, the grace notes the same number of places before their note share
+//! a block). So a row tone written as a grace note keeps its place in the order.
 
 use crate::gate::time::{GridBuilder, GridProblem, Ticker};
 use crate::row::PitchClass;
@@ -28,6 +35,9 @@ pub(crate) struct Note {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tone {
     pub onset: i64,
+    /// 0 for notes that take time; `-k` for grace notes written `k` places before
+    /// the note they lead to (they sound just before `onset`).
+    pub grace: i8,
     /// Index of its block (its onset) in [`Texture::blocks`].
     pub block: u32,
     pub pc: PitchClass,
@@ -42,6 +52,8 @@ pub(crate) struct Tone {
     /// Its notes: `Texture::notes[first..first + count]`, voice order.
     pub first: u32,
     pub count: u32,
+    /// How long its first note's event lasts, in ticks (0 for a grace note).
+    pub duration: i64,
 }
 
 /// The whole texture as tones.
@@ -62,6 +74,8 @@ pub(crate) struct Texture {
     /// Notes sounding, on average, at an onset (held notes included), at least 1: how
     /// many tones other statements put between two positions of one.
     pub density: u32,
+    /// The tone at each (onset, grace place, pitch class).
+    pub at: std::collections::HashMap<(i64, i8, PitchClass), u32>,
 }
 
 impl Texture {
@@ -77,21 +91,24 @@ impl Texture {
         }
         let mut ticker = Ticker::new(grid.finish());
         let bar = ticker.ticks(score.bar_length())?.max(1);
-        let mut raw: Vec<(i64, PitchClass, Note)> = Vec::with_capacity(score.event_count());
+        let mut raw: Vec<(i64, i8, PitchClass, Note, i64)> =
+            Vec::with_capacity(score.event_count());
         for (v, voice) in score.voices.iter().enumerate() {
+            let graces = grace_places(&voice.events);
             for (k, e) in voice.events.iter().enumerate() {
                 let onset = ticker.ticks(e.onset)?;
+                let duration = ticker.ticks(e.duration)?;
                 for p in &e.pitches {
                     let note = Note {
                         voice: u32::try_from(v).unwrap_or(u32::MAX),
                         event: u32::try_from(k).unwrap_or(u32::MAX),
                         midi: p.midi,
                     };
-                    raw.push((onset, p.midi % 12, note));
+                    raw.push((onset, graces[k], p.midi % 12, note, duration));
                 }
             }
         }
-        raw.sort_by_key(|&(onset, pc, n)| (onset, pc, n.voice, n.midi, n.event));
+        raw.sort_by_key(|&(onset, grace, pc, n, _)| (onset, grace, pc, n.voice, n.midi, n.event));
         let mut tex = Texture {
             notes: Vec::with_capacity(raw.len()),
             tones: Vec::new(),
@@ -100,18 +117,22 @@ impl Texture {
             per_quarter: ticker.per_quarter(),
             bar,
             density: 1,
+            at: std::collections::HashMap::new(),
         };
-        for (onset, pc, note) in raw {
+        for (onset, grace, pc, note, duration) in raw {
             let index = u32::try_from(tex.notes.len()).unwrap_or(u32::MAX);
             tex.notes.push(note);
             match tex.tones.last_mut() {
-                Some(t) if t.onset == onset && t.pc == pc => {
+                Some(t) if t.onset == onset && t.grace == grace && t.pc == pc => {
                     t.count += 1;
                     t.voices |= voice_bit(note.voice);
                     t.events |= event_bit(note);
                 }
                 _ => {
-                    let same_block = tex.tones.last().is_some_and(|t| t.onset == onset);
+                    let same_block = tex
+                        .tones
+                        .last()
+                        .is_some_and(|t| t.onset == onset && t.grace == grace);
                     let tone = u32::try_from(tex.tones.len()).unwrap_or(u32::MAX);
                     if !same_block {
                         tex.blocks.push(tone);
@@ -120,6 +141,7 @@ impl Texture {
                     tex.by_pc[usize::from(pc)].push(tone);
                     tex.tones.push(Tone {
                         onset,
+                        grace,
                         block,
                         pc,
                         voices: voice_bit(note.voice),
@@ -127,10 +149,17 @@ impl Texture {
                         echo: false,
                         first: index,
                         count: 1,
+                        duration,
                     });
                 }
             }
         }
+        tex.at = tex
+            .tones
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ((t.onset, t.grace, t.pc), i as u32))
+            .collect();
         tex.density = tex.sounding(score, &mut ticker)?;
         tex.mark_echoes(score);
         Ok(tex)
@@ -210,6 +239,33 @@ impl Texture {
     pub fn time(&self, ticks: i64) -> Time {
         crate::gate::time::to_time(i128::from(ticks), self.per_quarter)
     }
+}
+
+/// For each event of a voice (sorted, grace notes before the note they lead to):
+/// 0, or for a grace note `-k`, `k` being its place counted back from the first
+/// event at its onset that takes time (the last grace note before it is `-1`).
+fn grace_places(events: &[cantus_music::Event]) -> Vec<i8> {
+    let mut out = vec![0i8; events.len()];
+    let mut k = events.len();
+    let mut run = 0i8;
+    while k > 0 {
+        k -= 1;
+        if !events[k].is_grace() {
+            run = 0;
+            continue;
+        }
+        // The event after it is at its onset: its note (run 0) or a later grace note.
+        let same_onset = events
+            .get(k + 1)
+            .is_some_and(|e| e.onset == events[k].onset);
+        run = if same_onset {
+            run.saturating_sub(1)
+        } else {
+            -1
+        };
+        out[k] = run;
+    }
+    out
 }
 
 /// The continuity bit of a voice.

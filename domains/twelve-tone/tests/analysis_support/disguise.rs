@@ -45,6 +45,11 @@ pub fn disguise(w: &mut Working, rng: &mut Rng) {
             attempt(w, "octave doubling", |w| double(w, s, rng.u64(..)));
         }
     }
+    for s in 0..n {
+        if rng.u8(0..100) < 25 {
+            attempt(w, "grace note", |w| grace(w, s, rng.u64(..)));
+        }
+    }
 }
 
 /// Runs `change` on a copy; keeps it if it applied and left the piece unambiguous.
@@ -274,6 +279,7 @@ fn repeat(w: &mut Working, s: usize, tremolo: bool, seed: u64) -> bool {
                 midi: src.notes[0].midi,
                 at: if first { src.notes[0].at } else { None },
             }],
+            grace: false,
         };
         let strokes = [
             stroke(0, &ea, true),
@@ -338,8 +344,48 @@ fn double(w: &mut Working, s: usize, seed: u64) -> bool {
             onset: e.onset,
             duration: e.duration,
             notes: vec![extra],
+            grace: false,
         };
         w.events.push(copy);
+    }
+    true
+}
+
+/// Writes a single note of statement `s` as a grace note before the next position
+/// of `s` in the same voice (which must follow it, single, without a gap of any other
+/// event of that voice): its onset becomes that note's, its duration none.
+fn grace(w: &mut Working, s: usize, seed: u64) -> bool {
+    let own: Vec<usize> = own_events(w, s)
+        .into_iter()
+        .filter(|&i| single(w, i) && !w.events[i].grace)
+        .collect();
+    let pairs: Vec<(usize, usize)> = own
+        .windows(2)
+        .map(|p| (p[0], p[1]))
+        .filter(|&(a, b)| {
+            let (ea, eb) = (&w.events[a], &w.events[b]);
+            ea.voice == eb.voice
+                && position(w, a) + 1 == position(w, b)
+                && ea.onset < eb.onset
+                && !w
+                    .events
+                    .iter()
+                    .any(|e| e.voice == ea.voice && e.onset > ea.onset && e.onset < eb.onset)
+        })
+        .collect();
+    if pairs.is_empty() {
+        return false;
+    }
+    let (a, b) = pairs[Rng::with_seed(seed).usize(..pairs.len())];
+    let onset = w.events[b].onset;
+    let e = &mut w.events[a];
+    e.onset = onset;
+    e.duration = Time::from_integer(0);
+    e.grace = true;
+    // Before its note in the list, so it sounds first.
+    if a > b {
+        let moved = w.events.remove(a);
+        w.events.insert(b, moved);
     }
     true
 }

@@ -1,10 +1,12 @@
 //! Planting ground truth for the analyser: a released piece's statements (read from
 //! its row tags) disguised the way composers write them — passed between voices,
 //! with repeated notes and tremolos, octave doublings, adjacent positions sounded as
-//! chords, elisions and missing notes — each change recorded, so the analysis can be
-//! checked against what was planted.
+//! chords, elisions, missing notes and row tones written as grace notes — each change
+//! recorded, so the analysis can be checked against what was planted. `canons.rs`
+//! plants canons whose strands interleave note by note.
 #![allow(dead_code)]
 
+pub mod canons;
 pub mod disguise;
 
 use cantus_music::{Event, Pitch, Score, Time, Voice};
@@ -27,6 +29,8 @@ pub struct Ev {
     pub onset: Time,
     pub duration: Time,
     pub notes: Vec<Note>,
+    /// A grace note (duration zero, before the note at its onset).
+    pub grace: bool,
 }
 
 /// A statement as planted.
@@ -95,6 +99,7 @@ impl Working {
                     onset: e.onset,
                     duration: e.duration,
                     notes,
+                    grace: false,
                 });
             }
         }
@@ -112,14 +117,18 @@ impl Working {
         }
     }
 
-    /// The piece as a score (untagged: the analyser reads pitches only).
+    /// The piece as a score (untagged: the analyser reads pitches only). Grace notes
+    /// of one onset keep the order they have in `events`.
     pub fn score(&self) -> Score {
         let mut score = self.template.clone();
         for e in &self.events {
             let pitches = e.notes.iter().map(|n| Pitch::new(n.midi)).collect();
-            score.voices[e.voice]
-                .events
-                .push(Event::new(e.onset, e.duration, pitches));
+            let event = if e.grace {
+                Event::grace_note(e.onset, pitches, cantus_music::Grace::Acciaccatura)
+            } else {
+                Event::new(e.onset, e.duration, pitches)
+            };
+            score.voices[e.voice].events.push(event);
         }
         score.sort();
         score
