@@ -118,8 +118,21 @@ def test_what_a_domain_cannot_judge_is_a_domain_error() -> None:
     with pytest.raises(cantus.DomainError) as caught:
         cantus.verify(solo, domain="chess")
     assert "twelve-tone" in str(caught.value) and "counterpoint" in str(caught.value)
-    assert set(cantus.domains()) >= {"twelve-tone", "counterpoint"}
+    assert set(cantus.domains()) >= {"twelve-tone", "counterpoint", "chorale"}
     with pytest.raises(cantus.RowError):
         cantus.verify(solo, row="Mozart K. 331")
     with pytest.raises(cantus.DomainError, match="mode"):
         cantus.verify(solo, mode="lax")  # type: ignore[arg-type]
+
+
+def test_the_chorale_domain_by_name_catches_parallel_fifths() -> None:
+    fixtures = COUNTERPOINT.parents[2] / "chorale" / "tests" / "fixtures" / "rules"
+    verdict = cantus.verify(fixtures / "ch-parallel-fifths.txt", domain="chorale")
+    assert verdict.domain == "chorale" and not verdict.passed
+    v = next(v for v in verdict.violations if v.rule == "CH-parallel-fifths")
+    assert v.bar == 1 and v.location is not None and {"alto", "bass"} <= set(v.location["parts"])
+    assert cantus.verify(fixtures / "ch-parallel-fifths.txt", domain="chorale", profile="lenient").gate
+    with pytest.raises(cantus.DomainError, match="profile"):
+        cantus.verify(fixtures / "ch-parallel-fifths.txt", domain="chorale", profile="fux")
+    with pytest.raises(cantus.DomainError, match="four-part"):
+        cantus.verify(collision(), domain="chorale")

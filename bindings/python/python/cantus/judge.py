@@ -33,6 +33,8 @@ class Violation:
         onset: exact onset in quarter notes.
         message: what is wrong, as the CLI prints it.
         from_bar: for a violation spanning bars, the first (counterpoint).
+        location: every field of the domain's location (a chorale's ``beat`` and
+            ``parts``, say), as the CLI's JSON has it.
     """
 
     rule: str
@@ -42,6 +44,7 @@ class Violation:
     onset: Optional[Fraction]
     message: str
     from_bar: Optional[int] = None
+    location: Optional[dict[str, Any]] = None
 
     @property
     def hard(self) -> bool:
@@ -51,6 +54,8 @@ class Violation:
         where = f"bar {self.bar}" if self.bar is not None else "the piece"
         if self.voice:
             where += f", {self.voice}"
+        elif self.location and self.location.get("parts"):
+            where += ", " + "/".join(map(str, self.location["parts"]))
         if self.onset is not None:
             where += f", onset {self.onset}"
         kind = "error" if self.hard else "warning"
@@ -67,6 +72,7 @@ class Violation:
             onset=None if onset is None else Fraction(onset),
             message=d["reason"],
             from_bar=d.get("from_bar"),
+            location={k: v for k, v in d.items() if k not in ("predicate", "severity", "reason")},
         )
 
 
@@ -165,7 +171,7 @@ def verify(
     species: Optional[int] = None,
     cantus_voice: Optional[str] = None,
     position: Optional[Literal["above", "below"]] = None,
-    profile: Literal["fux", "lenient"] = "fux",
+    profile: Optional[Literal["fux", "strict", "lenient"]] = None,
 ) -> Verdict:
     """Judges `score` by the release gate of `domain`, as ``cantus verify`` does.
 
@@ -177,15 +183,17 @@ def verify(
             name); inferred from the music when neither row nor spec is given.
         spec: twelve-tone: the spec file the piece was written to (registers,
             texture, crossing and, with `seed`, the schedule of row forms).
-        domain: ``"twelve-tone"`` or ``"counterpoint"`` (:func:`domains`).
+        domain: ``"twelve-tone"``, ``"counterpoint"`` or ``"chorale"`` (four-part
+            harmonisation; :func:`domains`).
         seed: twelve-tone: the compose seed, to rebuild the schedule from `spec`.
         species: counterpoint: 1 or 2 (inferred from the rhythm when None).
         cantus_voice: counterpoint: the cantus firmus's voice (default: the voice
             whose name starts with "Cantus").
         position: counterpoint: whether the counterpoint is ``"above"`` or
             ``"below"`` the cantus (inferred when None).
-        profile: counterpoint: ``"fux"`` (his prohibitions are hard) or
-            ``"lenient"`` (modern textbooks').
+        profile: counterpoint: ``"fux"`` (his prohibitions are hard; the default)
+            or ``"lenient"`` (modern textbooks'); chorale: ``"strict"`` (the
+            harmony class; the default) or ``"lenient"`` (Bach's practice).
 
     A failing verdict is a result, not an exception: check :attr:`Verdict.passed`.
 
