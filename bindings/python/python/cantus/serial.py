@@ -43,8 +43,10 @@ def _row_text(row: RowLike) -> str:
 @dataclass(frozen=True, slots=True)
 class AnalysedNote:
     """One note, located: its order position in its statement (None when
-    unexplained), its role (``position``, ``elided``, ``doubling``, ``repetition``,
-    ``unexplained``), pitch, bar, voice and exact onset."""
+    unexplained), its role (``position``, ``elided``, ``shared`` — a canon's common
+    note —, ``doubling``, ``repetition``, ``unexplained``), pitch, bar, voice, exact
+    onset, and whether it is written as a grace note (its onset is then that of the
+    note it leads to)."""
 
     position: Optional[int]
     role: str
@@ -55,12 +57,13 @@ class AnalysedNote:
     voice_name: str
     event: int
     onset: Fraction
+    grace: bool = False
 
     @classmethod
     def _of(cls, d: dict[str, Any]) -> "AnalysedNote":
         return cls(
             d["position"], d["role"], d["pc"], d["midi"], d["bar"], d["voice"],
-            d["voice_name"], d["event"], Fraction(d["onset"]),
+            d["voice_name"], d["event"], Fraction(d["onset"]), bool(d.get("grace", False)),
         )
 
 
