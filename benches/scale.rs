@@ -22,7 +22,7 @@
 use cantus::bank::BankRun;
 use cantus::experiment::Experiment;
 use cantus::experiment::jobs::Jobs;
-use cantus::experiment::run::{Plan, read_results, results_path, run};
+use cantus::experiment::run::{Plan, read_whole_results, results_path, run};
 use cantus::experiment::shard::Shard;
 use cantus_fake_server::{FakeServer, Reply, openai_reply};
 use cantus_framework::{Message, ModelRequest};
@@ -164,7 +164,7 @@ fn bank() {
                 shard: Shard::WHOLE,
             };
             let started = Instant::now();
-            let entries = cantus::bank::run(&exp, &out, &how, &|_, _| {}).unwrap();
+            let (entries, _) = cantus::bank::run(&exp, &out, &how, &|_, _| {}).unwrap();
             let wall = started.elapsed().as_secs_f64();
             println!(
                 "bank --jobs {jobs}: {} briefs in {wall:.2} s",
@@ -220,7 +220,7 @@ fn local() {
     for jobs in [1usize, 2, 4] {
         let out = dir.join(format!("j{jobs}"));
         let (_, wall) = run_experiment(&file, &out, jobs);
-        let (_, records, _) = read_results(&results_path(&out)).unwrap();
+        let (_, records) = read_whole_results(&results_path(&out)).unwrap();
         let delivered = records.iter().filter(|r| r.released()).count();
         let calls: u64 = records.iter().map(|r| r.cost.calls).sum();
         let per_minute = |n: f64| n * 60.0 / wall;

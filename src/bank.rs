@@ -18,9 +18,12 @@ use crate::experiment::file::FileError;
 use crate::experiment::folder::folder_path;
 use crate::experiment::jobs::Jobs;
 use crate::experiment::record::RunOutcome;
-use crate::experiment::run::{Plan, RunError, grid, read_results, results_path, run as run_grid};
+use crate::experiment::run::{
+    Plan, Quarantined, RunError, grid, read_whole_results, results_path, run as run_grid,
+};
 use crate::experiment::shard::Shard;
 use crate::experiment::tasks::{TaskError, from_bank};
+use cantus_bounded as bounded;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -48,9 +51,11 @@ pub enum BankError {
 /// half-way through a long run.
 pub fn experiment(bank: &Path, seeds: u32) -> Result<Experiment, BankError> {
     from_bank(bank)?;
-    let bytes = std::fs::read(bank).map_err(|source| TaskError::Read {
-        path: bank.to_owned(),
-        source,
+    let bytes = bounded::read(bank, bounded::TEXT_FILE_CAP, "bank file").map_err(|source| {
+        TaskError::Read {
+            path: bank.to_owned(),
+            source,
+        }
     })?;
     let name = bank
         .file_name()
@@ -93,13 +98,14 @@ pub struct BankRun {
 
 /// Composes every (brief, seed) of `how.shard` of the bank `exp` into `out`,
 /// `how.jobs` at a time, calling `progress(done, total)` after each; the entries in
-/// the bank's order.
+/// the bank's order, and the lines of an earlier results file that were not records
+/// (moved aside, their runs run again).
 pub fn run(
     exp: &Experiment,
     out: &Path,
     how: &BankRun,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<Entry>, BankError> {
+) -> Result<(Vec<Entry>, Option<Quarantined>), BankError> {
     let results = results_path(out);
     if how.force {
         match std::fs::remove_file(&results) {
@@ -120,7 +126,7 @@ pub fn run(
         RunError::OtherExperiment { path, .. } => BankError::Changed { path },
         other => BankError::Run(other),
     })?;
-    let (_, records, _) = read_results(&results).map_err(BankError::Run)?;
+    let (_, records) = read_whole_results(&results).map_err(BankError::Run)?;
     let origin: HashMap<_, _> = exp.tasks.iter().map(|t| (&t.id, &t.origin)).collect();
     let position: HashMap<_, _> = grid(exp)
         .into_iter()
@@ -150,7 +156,10 @@ pub fn run(
         })
         .collect();
     entries.sort_by_key(|(at, _)| *at);
-    Ok(entries.into_iter().map(|(_, e)| e).collect())
+    Ok((
+        entries.into_iter().map(|(_, e)| e).collect(),
+        ran.quarantined,
+    ))
 }
 
 /// `summary.json` of a bank run.

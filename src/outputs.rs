@@ -43,6 +43,12 @@ pub enum OutputError {
         dir.display()
     )]
     Foreign { dir: PathBuf, found: String },
+    /// The destination is a file, not a directory: it is never replaced.
+    #[error(
+        "{}: is a file, not a run directory; choose another --out",
+        path.display()
+    )]
+    NotADirectory { path: PathBuf },
     /// The destination holds an earlier run and `--force` was not given.
     #[error(
         "{}: holds an earlier run; give --force to replace it, or choose another --out",
@@ -259,9 +265,8 @@ fn check_destination(dest: &Path, replace: bool) -> Result<(), OutputError> {
         return Ok(());
     }
     if !dest.is_dir() {
-        return Err(OutputError::Foreign {
-            dir: dest.to_owned(),
-            found: "is a file".into(),
+        return Err(OutputError::NotADirectory {
+            path: dest.to_owned(),
         });
     }
     let mut foreign = Vec::new();

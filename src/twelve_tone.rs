@@ -15,7 +15,7 @@ use cantus_twelve_tone::compose::{Composer, Composition, budget};
 use cantus_twelve_tone::gate::GateMode;
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
-use cantus_twelve_tone::report::{BriefReport, ComposeReport, DegeneracyReport};
+use cantus_twelve_tone::report::{BriefReport, ComposeReport, DegeneracyReport, Study};
 use cantus_twelve_tone::spec::{CompiledBrief, Spec, SpecError, compile_brief};
 use cantus_twelve_tone::{EmbeddedProposer, TwelveTone};
 use std::path::{Path, PathBuf};
@@ -184,7 +184,7 @@ pub async fn compose(
         Way::Raw { model } => {
             let options = model.settings.ask(false);
             let outcome = compose_raw(&piece.spec, seed, model.backend.as_ref(), &options).await?;
-            let written = write_raw(dir, &outcome, &piece.spec, seed);
+            let written = write_raw(dir, &outcome, &piece.spec, seed, None);
             return Ok(Composed::Raw { outcome, written });
         }
         Way::Harness { model } => (model, None),
@@ -209,7 +209,7 @@ pub async fn compose(
         (Outcome::Released { artefact, .. }, Some(_)) => Some(degeneracy(artefact)),
         _ => None,
     };
-    let written = write_composition(dir, &composition, piece, seed, degeneracy);
+    let written = write_composition(dir, &composition, piece, seed, degeneracy, None);
     Ok(Composed::Harness {
         composition,
         rounds,
@@ -289,13 +289,15 @@ fn degeneracy_of(
 }
 
 /// Writes every output of `composition` and commits the run: a released piece is
-/// `piece.*`, an unreleased one `unreleased-piece.*`.
+/// `piece.*`, an unreleased one `unreleased-piece.*`; `study`: the experiment cell
+/// the run is, written into its `report.json`.
 pub fn write_composition(
     dir: RunDir,
     composition: &Composition,
     piece: &Piece,
     seed: u64,
     degeneracy: Option<DegeneracyReport>,
+    study: Option<Study>,
 ) -> Written {
     let outcome = &composition.outcome;
     let trace = outcome.trace();
@@ -322,6 +324,7 @@ pub fn write_composition(
         write_errors.clone(),
     );
     report.degeneracy = degeneracy.clone();
+    report.study = study;
     let diagnostics = report.diagnostics.clone();
     if let Err(e) = dir.write_json("report.json", &report) {
         write_errors.push(e.to_string());
@@ -340,8 +343,14 @@ fn gate_name(outcome: &Outcome<TwelveTone>) -> String {
 }
 
 /// Writes a raw run: the model's reply as it came (`raw-reply.txt`), the piece if it
-/// could be read, and `report.json`.
-pub fn write_raw(dir: RunDir, outcome: &RawOutcome, spec: &Spec, seed: u64) -> Written {
+/// could be read, and `report.json` (with `study`, the experiment cell, if any).
+pub fn write_raw(
+    dir: RunDir,
+    outcome: &RawOutcome,
+    spec: &Spec,
+    seed: u64,
+    study: Option<Study>,
+) -> Written {
     let mut write_errors = Vec::new();
     if let Err(e) = dir.write("raw-reply.txt", outcome.text.as_bytes()) {
         write_errors.push(e.to_string());
@@ -354,7 +363,11 @@ pub fn write_raw(dir: RunDir, outcome: &RawOutcome, spec: &Spec, seed: u64) -> W
     if let Some((score, released)) = scored {
         write_errors.extend(dir.write_piece(released, score).1);
     }
-    if let Err(e) = dir.write_json("report.json", &RawReport::new(outcome, spec, seed)) {
+    let report = RawReport {
+        study,
+        ..RawReport::new(outcome, spec, seed)
+    };
+    if let Err(e) = dir.write_json("report.json", &report) {
         write_errors.push(e.to_string());
     }
     let gate = outcome

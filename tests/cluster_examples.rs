@@ -6,7 +6,7 @@
 //! shard of a small experiment with the embedded proposer, the file's merge step
 //! merges them, and the merge holds the records of one unsharded run.
 
-use cantus::experiment::run::read_results;
+use cantus::experiment::run::read_whole_results;
 use cantus::experiment::{Experiment, Record};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,7 +57,7 @@ fn small_experiment(dir: &Path) -> PathBuf {
 }
 
 fn records(out: &Path) -> BTreeMap<String, Record> {
-    let (header, records, _) = read_results(&out.join("results.jsonl")).unwrap();
+    let (header, records) = read_whole_results(&out.join("results.jsonl")).unwrap();
     assert!(header.is_some(), "{}", out.display());
     records
         .into_iter()

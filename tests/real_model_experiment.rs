@@ -8,7 +8,7 @@
 //! reason), cost must be counted, and the report must be written. Without
 //! `CANTUS_LOCAL_MODEL_URL` it prints `SKIPPED: …` and passes.
 
-use cantus::experiment::run::read_results;
+use cantus::experiment::run::read_whole_results;
 use std::process::Command;
 
 #[test]
@@ -57,7 +57,7 @@ fn a_small_experiment_with_the_local_model() {
         out.to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{run:?}");
-    let (_, records, _) = read_results(&out.join("results.jsonl")).unwrap();
+    let (_, records) = read_whole_results(&out.join("results.jsonl")).unwrap();
     assert_eq!(records.len(), 6);
     for r in &records {
         assert!(r.applies(), "{}", r.key);

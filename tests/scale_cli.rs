@@ -5,7 +5,7 @@
 //! records that disagree; `cantus bank --jobs 2` writes the summary `--jobs 1` writes.
 
 use cantus::experiment::Record;
-use cantus::experiment::run::read_results;
+use cantus::experiment::run::read_whole_results;
 use cantus_fake_server::{FakeServer, Reply, openai_reply};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ fn embedded_experiment(dir: &Path, runs: u32) -> PathBuf {
 
 /// The records of `out` by key, timing zeroed.
 fn records(out: &Path) -> BTreeMap<String, Record> {
-    let (header, records, _) = read_results(&out.join("results.jsonl")).unwrap();
+    let (header, records) = read_whole_results(&out.join("results.jsonl")).unwrap();
     assert!(header.is_some(), "{}: no header", out.display());
     let n = records.len();
     let map: BTreeMap<String, Record> = records
@@ -242,7 +242,7 @@ fn three_shards_merged_equal_one_unsharded_run_and_the_report_reads_them() {
             said.starts_with(&format!("shard {shard}: 8 runs")),
             "{said}"
         );
-        let (header, ..) = read_results(&out.join("results.jsonl")).unwrap();
+        let (header, _) = read_whole_results(&out.join("results.jsonl")).unwrap();
         assert_eq!(header.unwrap().shard.map(|s| s.to_string()), Some(shard));
         sizes.push(records(&out).len());
         shards.push(out);
@@ -260,7 +260,7 @@ fn three_shards_merged_equal_one_unsharded_run_and_the_report_reads_them() {
     let said = ok(&args);
     assert!(said.starts_with("24 records from 3 directories"), "{said}");
     assert_eq!(records(&merged), records(&whole));
-    let (header, ..) = read_results(&merged.join("results.jsonl")).unwrap();
+    let (header, _) = read_whole_results(&merged.join("results.jsonl")).unwrap();
     assert_eq!(header.unwrap().shard, None, "the merge is the whole grid");
     for r in records(&merged).values() {
         if let Some(t) = &r.trace {
@@ -523,7 +523,7 @@ fn run_folders_hold_every_harness_run_and_model_reply_and_a_broken_one_is_run_ag
     run();
     let made = records(&out);
     assert_eq!(made.len(), 3 * 2 * 2);
-    let (_, raw, _) = read_results(&out.join("results.jsonl")).unwrap();
+    let (_, raw) = read_whole_results(&out.join("results.jsonl")).unwrap();
     let mut folders = 0;
     for r in &raw {
         let folder = out.join("runs").join(r.key.file_stem());
@@ -553,7 +553,7 @@ fn run_folders_hold_every_harness_run_and_model_reply_and_a_broken_one_is_run_ag
     std::fs::write(out.join(&broken.files[0].path), "changed by hand").unwrap();
     let said = run();
     assert!(said.contains(&format!("{} kept", 3 * 2 * 2 - 1)), "{said}");
-    let (_, again, _) = read_results(&out.join("results.jsonl")).unwrap();
+    let (_, again) = read_whole_results(&out.join("results.jsonl")).unwrap();
     assert!(
         again.iter().all(|r| r.whole_in(&out)),
         "the folder is written again"

@@ -55,7 +55,10 @@ pub fn run(args: Args) -> Exit {
         bar.finish_and_clear();
     }
     let entries = match entries {
-        Ok(e) => e,
+        Ok((e, quarantined)) => {
+            super::experiment::warn_quarantined(&args.out, quarantined.as_ref());
+            e
+        }
         Err(e @ (BankError::Changed { .. } | BankError::Brief(_) | BankError::File(_))) => {
             return bad_input(e);
         }

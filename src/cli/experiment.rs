@@ -5,7 +5,7 @@
 use super::{Exit, bad_input};
 use cantus::experiment::jobs::Jobs;
 use cantus::experiment::merge::{MergeError, merge};
-use cantus::experiment::run::{Plan, RunError, run as run_experiment};
+use cantus::experiment::run::{Plan, Quarantined, RunError, run as run_experiment};
 use cantus::experiment::shard::Shard;
 use cantus::experiment::{Experiment, RunOutcome, report};
 use std::path::PathBuf;
@@ -133,6 +133,7 @@ fn run_file(file: &std::path::Path, out: &std::path::Path, plan: Plan) -> Exit {
     }
     match result {
         Ok(ran) => {
+            warn_quarantined(out, ran.quarantined.as_ref());
             let n = |o| ran.outcomes.get(&o).copied().unwrap_or(0);
             let shard = if plan.shard.is_whole() {
                 String::new()
@@ -160,5 +161,17 @@ fn run_file(file: &std::path::Path, out: &std::path::Path, plan: Plan) -> Exit {
             eprintln!("error: {e}");
             Exit::Failed
         }
+    }
+}
+
+/// Says which lines of `out`'s results file a resumed run moved aside, and where.
+pub(super) fn warn_quarantined(out: &std::path::Path, quarantined: Option<&Quarantined>) {
+    for bad in quarantined.iter().flat_map(|q| &q.lines) {
+        eprintln!(
+            "warning: {}: {}; moved to {} (its run ran again)",
+            out.join("results.jsonl").display(),
+            bad.why,
+            quarantined.map_or_else(String::new, |q| q.file.display().to_string())
+        );
     }
 }

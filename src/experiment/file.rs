@@ -235,33 +235,39 @@ impl Experiment {
                     .error_at(&["models"], format!("model `{}` is named twice", m.name))
                     .into());
             }
-            let configured = match &m.config {
-                None => None,
-                Some(config) => {
-                    let file = dir.join(config.get_ref());
-                    if !file.is_file() {
-                        return Err(source
-                            .error_at_span(
+            let configured =
+                match &m.config {
+                    None => None,
+                    Some(config) => {
+                        let file = dir.join(config.get_ref());
+                        if !file.is_file() {
+                            return Err(source
+                                .error_at_span(
+                                    config.span(),
+                                    format!(
+                                        "`models[{i}].config`: no model config at {}",
+                                        file.display()
+                                    ),
+                                )
+                                .into());
+                        }
+                        let model = ModelSource {
+                            config: Some(file),
+                            ..ModelSource::default()
+                        };
+                        model.open().map_err(|e| {
+                            // The problem's place in that file, not its lines: the file is
+                            // named here, not written by the user, and may not be a config
+                            // at all (`/etc/passwd`) or may hold a secret.
+                            let e = e.to_string();
+                            let place = e.lines().next().unwrap_or_default();
+                            FileError::from(source.error_at_span(
                                 config.span(),
-                                format!(
-                                    "`models[{i}].config`: no model config at {}",
-                                    file.display()
-                                ),
-                            )
-                            .into());
+                                format!("`models[{i}].config`: {place}"),
+                            ))
+                        })?
                     }
-                    let model = ModelSource {
-                        config: Some(file),
-                        ..ModelSource::default()
-                    };
-                    model.open().map_err(|e| {
-                        FileError::from(
-                            source
-                                .error_at_span(config.span(), format!("`models[{i}].config`: {e}")),
-                        )
-                    })?
-                }
-            };
+                };
             for (key, price) in [("price_in", m.price_in), ("price_out", m.price_out)] {
                 if price.is_some_and(|p| !(p.is_finite() && p >= 0.0)) {
                     return Err(FileError(format!(

@@ -1,8 +1,9 @@
 //! `run_folders = true` (what `cantus bank` asks for): every twelve-tone run of the
 //! harness, or a model's whole-piece reply, also writes its folder, `DIR/runs/<run>/`,
 //! exactly as `cantus compose` (or `compose --raw`) writes one — the piece in every
-//! format, `report.json`, and `spec.toml` and the trace or the reply as it came —
-//! committed whole or not at all. (The embedded proposer's one-reply baseline writes
+//! format, `report.json` (naming the run's study cell — task, model, condition,
+//! run — so `cantus blind DIR` pairs the folders directly), and `spec.toml` and the
+//! trace or the reply as it came — committed whole or not at all. (The embedded proposer's one-reply baseline writes
 //! none: it is a check of the gate, not a piece anyone asked for.) The record lists each file with its size and hash, so a resumed experiment
 //! keeps a run only while its folder is as it was written, and a merge copies it.
 
@@ -13,6 +14,7 @@ use crate::twelve_tone::{Piece, Written, degeneracy, write_composition, write_ra
 use cantus_framework::Outcome;
 use cantus_twelve_tone::compose::Composition;
 use cantus_twelve_tone::raw::RawOutcome;
+use cantus_twelve_tone::report::Study;
 use cantus_twelve_tone::spec::{Spec, compile_brief};
 use std::path::Path;
 
@@ -49,7 +51,7 @@ pub(super) fn write(
     checks(
         out,
         &relative,
-        &write_composition(dir, composition, &piece, seed, degeneracy),
+        &write_composition(dir, composition, &piece, seed, degeneracy, Some(study(key))),
     )
 }
 
@@ -64,7 +66,22 @@ pub(super) fn write_reply(
 ) -> Result<Vec<FileCheck>, String> {
     let relative = folder_path(key);
     let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
-    checks(out, &relative, &write_raw(dir, raw, spec, seed))
+    checks(
+        out,
+        &relative,
+        &write_raw(dir, raw, spec, seed, Some(study(key))),
+    )
+}
+
+/// The study cell of `key`, which its folder's `report.json` names so `cantus blind`
+/// can pair the folder with others.
+fn study(key: &Key) -> Study {
+    Study {
+        task: key.task.0.clone(),
+        model: key.model.clone(),
+        condition: key.condition.0.clone(),
+        run: key.run,
+    }
 }
 
 /// The check of every file of the folder `relative` under `out` that `written` says

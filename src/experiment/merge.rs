@@ -15,7 +15,7 @@
 
 use super::cell::write_atomically;
 use super::record::{Header, Key, Line, Record};
-use super::run::{RunError, read_results, record_line, results_path};
+use super::run::{RunError, read_whole_results, record_line, results_path};
 use super::shard::Shard;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -100,7 +100,8 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     let mut shards = BTreeSet::new();
     let mut duplicates = 0;
     for dir in dirs {
-        let (header, found, _) = read_results(&results_path(dir))?;
+        let path = results_path(dir);
+        let (header, found) = read_whole_results(&path)?;
         let Some(header) = header else {
             return Err(MergeError::NoResults { dir: dir.clone() });
         };

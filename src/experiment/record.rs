@@ -40,27 +40,42 @@ impl fmt::Display for Key {
 }
 
 impl Key {
-    /// A file name for this key's trace (characters outside `[A-Za-z0-9._-]` become `_`).
+    /// A file name for this key's trace and run folder: each name made a
+    /// [`file_name_part`], so the stem stays well under any file system's limit.
     pub fn file_stem(&self) -> String {
-        let clean = |s: &str| {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect::<String>()
-        };
         format!(
             "{}+{}+{}+r{}",
-            clean(&self.task.0),
-            clean(&self.model),
-            clean(&self.condition.0),
+            file_name_part(&self.task.0),
+            file_name_part(&self.model),
+            file_name_part(&self.condition.0),
             self.run
         )
     }
+}
+
+/// Longest [`file_name_part`] (bytes).
+pub const FILE_NAME_PART_MAX: usize = 64;
+
+/// A name (a task, model or condition) as part of a file name: characters outside
+/// `[A-Za-z0-9._-]` become `_`; a name longer than [`FILE_NAME_PART_MAX`] keeps its
+/// first 47 characters and ends in `~` and 16 hex digits of its SHA-256, so two long
+/// names stay apart and a file name made of three parts is never too long to write.
+pub fn file_name_part(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.len() <= FILE_NAME_PART_MAX {
+        return clean;
+    }
+    let hash = format!("{:x}", Sha256::digest(name.as_bytes()));
+    format!("{}~{}", &clean[..47], &hash[..16])
 }
 
 /// How a run ended.
@@ -138,15 +153,37 @@ impl FileCheck {
         }
     }
 
-    /// Whether the file under `dir` still has this size and hash.
+    /// Whether the file under `dir` still has this size and hash: a regular file
+    /// reached through no symbolic link (its path is the record's own, see
+    /// [`Record::check_files`]), hashed as it streams.
     pub fn holds(&self, dir: &Path) -> bool {
-        let file = dir.join(&self.path);
-        match std::fs::metadata(&file) {
-            Ok(m) if m.len() == self.bytes => std::fs::read(&file)
-                .is_ok_and(|b| format!("{:x}", Sha256::digest(&b)) == self.sha256),
-            _ => false,
+        let Some(file) = regular_file_under(dir, &self.path) else {
+            return false;
+        };
+        let mut hasher = Sha256::new();
+        std::fs::File::open(&file)
+            .and_then(|f| {
+                use std::io::Read as _;
+                std::io::copy(&mut f.take(self.bytes.saturating_add(1)), &mut hasher)
+            })
+            .is_ok_and(|n| n == self.bytes && format!("{:x}", hasher.finalize()) == self.sha256)
+    }
+}
+
+/// `dir/relative` when every step of it below `dir` is a plain directory and the
+/// last a regular file (no symbolic link anywhere below `dir`).
+fn regular_file_under(dir: &Path, relative: &str) -> Option<std::path::PathBuf> {
+    let mut at = dir.to_path_buf();
+    let parts: Vec<&str> = relative.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        at.push(part);
+        let meta = std::fs::symlink_metadata(&at).ok()?;
+        let last = i + 1 == parts.len();
+        if (last && !meta.is_file()) || (!last && !meta.is_dir()) {
+            return None;
         }
     }
+    Some(at)
 }
 
 /// The domain a task set is in: what a record's piece and verdicts mean.
@@ -242,6 +279,41 @@ impl Record {
     /// Whether every file the record names is still under `out` as it was written.
     pub fn whole_in(&self, out: &Path) -> bool {
         self.written().all(|f| f.holds(out))
+    }
+
+    /// Whether every file the record names is its own: its trace at
+    /// `traces/<stem>.jsonl`, its run folder's files directly in `runs/<stem>/`
+    /// (`<stem>` its key's [`Key::file_stem`]). Nothing else is ever read, hashed or
+    /// copied for a record — not `../` of the output directory, not an absolute path.
+    pub fn check_files(&self) -> Result<(), String> {
+        let trace = super::cell::trace_path(&self.key);
+        if let Some(t) = &self.trace
+            && t.path != trace
+        {
+            return Err(format!(
+                "names the trace {:?}; a record's trace is {trace:?}",
+                t.path
+            ));
+        }
+        let folder = super::folder::folder_path(&self.key);
+        for f in &self.files {
+            let inside = f.path == folder
+                || f.path.strip_prefix(&folder).is_some_and(|rest| {
+                    rest.strip_prefix('/').is_some_and(|name| {
+                        !name.is_empty()
+                            && name != "."
+                            && name != ".."
+                            && !name.contains(['/', '\\', '\0'])
+                    })
+                });
+            if !inside {
+                return Err(format!(
+                    "names the file {:?}, outside its run folder {folder:?}",
+                    f.path
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -11,8 +11,8 @@ use super::conditions::{Condition, shipped};
 use super::file::Metrics;
 use super::metrics::bootstrap::{Bootstrap, Interval};
 use super::metrics::{Cell, Options, Price, Summary, summarize};
-use super::record::{Header, Record};
-use super::run::{RunError, read_results, results_path};
+use super::record::{Header, Record, file_name_part};
+use super::run::{RunError, read_whole_results, results_path};
 use cantus_render::report::bar_chart;
 use cantus_render::report::index::{Row, Table, index_html};
 use serde::Deserialize;
@@ -56,7 +56,7 @@ pub struct Written {
 /// report says which set it used).
 pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunError> {
     let path = results_path(dir);
-    let (header, records, _) = read_results(&path)?;
+    let (header, records) = read_whole_results(&path)?;
     let Some(mut header) = header else {
         return Err(RunError::Results {
             path,
@@ -74,10 +74,14 @@ pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunE
         line: 1,
         message: format!("the experiment file in the header does not parse: {e}"),
     })?;
-    let records: Vec<Record> = records
+    // In key order, whatever order the file holds them in (completion order with
+    // --jobs, key order after a merge): every sum runs over the same records in the
+    // same order, so the report of a merge is byte for byte the report of one run.
+    let mut records: Vec<Record> = records
         .into_iter()
         .filter(|r| r.experiment == header.hash)
         .collect();
+    records.sort_by(|a, b| a.key.cmp(&b.key));
     let models: Vec<String> = settings.models.iter().map(|m| m.name.clone()).collect();
     let prices: BTreeMap<String, Price> = settings
         .models
@@ -191,18 +195,11 @@ fn piece_path(r: &Record) -> String {
 
 /// The page of one (model, condition) cell, relative to the output directory.
 fn cell_page(model: &str, condition: &str) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    format!("cells/{}+{}.html", clean(model), clean(condition))
+    format!(
+        "cells/{}+{}.html",
+        file_name_part(model),
+        file_name_part(condition)
+    )
 }
 
 /// A cell's runs: task, run, outcome, strict violations, calls, each row linking to

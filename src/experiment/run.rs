@@ -1,10 +1,13 @@
 //! `cantus experiment run`: every (task, model, condition, run) of an experiment,
 //! one record each, appended to `DIR/results.jsonl` as it finishes.
 //!
-//! Resumable: a rerun reads the file, keeps every whole record of this experiment
-//! whose trace is still there with its recorded size and hash, drops a half-written
-//! last line (a kill mid-write) and anything after it, and runs only what is missing.
-//! Records of another experiment file (another hash) are refused, never mixed.
+//! Resumable: a rerun reads the file line by line (each line held to
+//! [`RESULTS_LINE_CAP`]), keeps every whole record of this experiment whose trace is
+//! still there with its recorded size and hash, moves every line that is not a
+//! record — a half-written last line (a kill mid-write), a damaged or oversized
+//! one — byte for byte to `results.quarantine`, and runs only what is missing, so a
+//! damaged line costs its own run and no other. Records of another experiment file
+//! (another hash) are refused, never mixed.
 //!
 //! The grid is enumerated in one fixed order and each record depends only on its key
 //! (the run number is the seed), so the same records come out however a run is cut
@@ -18,6 +21,7 @@ use super::file::Experiment;
 use super::jobs::{self, Jobs};
 use super::record::{Header, Key, Line, Record, RunOutcome};
 use super::shard::Shard;
+use cantus_bounded::{self as bounded, LineText};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -76,6 +80,17 @@ pub struct Ran {
     pub outcomes: BTreeMap<RunOutcome, usize>,
     /// The keys run this time (the rest were kept).
     pub fresh: BTreeSet<Key>,
+    /// Lines of the results file that were not records, moved aside; their runs
+    /// ran again.
+    pub quarantined: Option<Quarantined>,
+}
+
+/// Lines of a results file moved aside by a resumed run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quarantined {
+    /// Where they went (`results.quarantine`, appended to).
+    pub file: PathBuf,
+    pub lines: Vec<BadLine>,
 }
 
 /// Every cell of the grid, in the fixed order: task, model, condition, run.
@@ -130,42 +145,171 @@ pub(crate) fn tidy(path: &Path) -> PathBuf {
     out.iter().collect()
 }
 
-/// The whole lines of a results file: the header, then the records. A line that is
-/// not whole (no newline at its end) or not a record ends the reading there; `Ok`
-/// also says how many bytes were whole.
-pub fn read_results(path: &Path) -> Result<(Option<Header>, Vec<Record>, usize), RunError> {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, Vec::new(), 0)),
-        Err(source) => {
-            return Err(RunError::Io {
+/// The most one line of `results.jsonl` may hold. A record carries its piece in the
+/// text grammar, so a long piece makes a long line; the longest piece a spec allows
+/// makes a line of well under 1 MiB.
+pub const RESULTS_LINE_CAP: usize = 16 << 20;
+
+/// What a results file holds: its header, its records, and every line that is
+/// neither (with where it lies in the file, so it can be moved aside whole).
+#[derive(Debug, Default)]
+pub struct Results {
+    pub header: Option<Header>,
+    pub records: Vec<Record>,
+    pub bad: Vec<BadLine>,
+}
+
+/// A line of a results file that is not a record of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLine {
+    /// From 1.
+    pub line: usize,
+    /// Where it lies in the file, its newline included.
+    pub offset: u64,
+    pub length: u64,
+    /// Why it is not a record.
+    pub why: String,
+}
+
+impl Results {
+    /// The header and records, or an error naming the file and the first line that
+    /// is not a record (for readers that must not go on without it: the report,
+    /// merge).
+    pub fn whole(self, path: &Path) -> Result<(Option<Header>, Vec<Record>), RunError> {
+        match self.bad.into_iter().next() {
+            Some(bad) => Err(RunError::Results {
                 path: path.to_owned(),
-                source,
-            });
+                line: bad.line,
+                message: format!(
+                    "{}; nothing was read past it (`cantus experiment run` over this \
+                     directory keeps every whole record and moves such lines aside)",
+                    bad.why
+                ),
+            }),
+            None => Ok((self.header, self.records)),
         }
+    }
+}
+
+/// Reads a results file line by line, each line held to [`RESULTS_LINE_CAP`]: the
+/// header (which must be the first line: a file whose first line is not one is an
+/// error), the records, and every other line as a [`BadLine`] — malformed, too
+/// long, not ended by a newline (a writer killed mid-line), a second header, or a
+/// record naming a file outside its own run folder. A missing file is empty.
+pub fn read_results(path: &Path) -> Result<Results, RunError> {
+    let opened = bounded::open_regular(path).map_err(|source| RunError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    match opened {
+        Some(reader) => parse_results(reader, path),
+        None => Ok(Results::default()),
+    }
+}
+
+/// [`read_results`] of what `reader` holds (`path` names it in errors).
+pub fn parse_results(reader: impl std::io::BufRead, path: &Path) -> Result<Results, RunError> {
+    let io = |source: std::io::Error| RunError::Io {
+        path: path.to_owned(),
+        source,
     };
-    let (mut header, mut records, mut good) = (None, Vec::new(), 0);
-    for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-        if !line.ends_with(b"\n") {
-            break;
-        }
-        match serde_json::from_slice::<Line>(line) {
-            Ok(Line::Experiment(h)) if i == 0 => header = Some(h),
-            Ok(Line::Run(r)) if header.is_some() => records.push(*r),
-            Ok(_) => {
+    let mut results = Results::default();
+    for line in bounded::Lines::new(reader, RESULTS_LINE_CAP) {
+        let line = line.map_err(io)?;
+        let read = match &line.text {
+            LineText::Whole(bytes) => parse_line(bytes),
+            LineText::Unfinished(_) => Err(
+                "is not finished (no newline at its end: a run still writing, or one \
+                 killed mid-write)"
+                    .to_owned(),
+            ),
+            LineText::TooLong => Err(format!(
+                "is longer than {}, the most a line of results.jsonl may hold",
+                bounded::size_text(RESULTS_LINE_CAP as u64)
+            )),
+        };
+        let read = match (read, line.number) {
+            (Ok(Line::Experiment(h)), 1) => {
+                results.header = Some(h);
+                continue;
+            }
+            (Ok(_) | Err(_), 1) => {
                 return Err(RunError::Results {
                     path: path.to_owned(),
-                    line: i + 1,
-                    message: "the experiment header must be the first line, and only the first"
+                    line: 1,
+                    message: "the first line is not an experiment header; is this the \
+                              output of `cantus experiment run`? (nothing was changed)"
                         .into(),
                 });
             }
-            Err(_) => break,
+            (Ok(Line::Experiment(_)), _) => {
+                Err("is a second experiment header (only the first line is one)".to_owned())
+            }
+            (Ok(Line::Run(r)), _) => r.check_files().map(|()| r),
+            (Err(why), _) => Err(why),
+        };
+        match read {
+            Ok(record) => results.records.push(*record),
+            Err(why) => results.bad.push(BadLine {
+                line: line.number,
+                offset: line.offset,
+                length: line.length,
+                why: format!("line {} {why}", line.number),
+            }),
         }
-        good += line.len();
     }
-    Ok((header, records, good))
+    Ok(results)
 }
+
+/// The header and records of the results file at `path`, or an error naming the
+/// first line that is neither ([`read_results`], then [`Results::whole`]): what a
+/// reader that must see every record (the report, merge) reads.
+pub fn read_whole_results(path: &Path) -> Result<(Option<Header>, Vec<Record>), RunError> {
+    read_results(path)?.whole(path)
+}
+
+/// One whole line as a header or a record, or why it is neither (its column, not
+/// its content).
+fn parse_line(bytes: &[u8]) -> Result<Line, String> {
+    serde_json::from_slice::<Line>(bytes).map_err(|e| {
+        let text = e.to_string();
+        let what = text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(what, _)| what);
+        format!("is not a record (column {}: {what})", e.column())
+    })
+}
+
+/// Appends the `bad` lines of the results file at `path`, byte for byte (each
+/// ended by a newline), to `results.quarantine` beside it, and returns that file.
+pub fn quarantine(path: &Path, bad: &[BadLine]) -> std::io::Result<PathBuf> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let aside = path.with_file_name(QUARANTINE);
+    let mut from = std::fs::File::open(path)?;
+    let mut to = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&aside)?;
+    for b in bad {
+        from.seek(SeekFrom::Start(b.offset))?;
+        let copied = std::io::copy(&mut (&mut from).take(b.length), &mut to)?;
+        if copied == 0 || b.length == 0 {
+            continue;
+        }
+        from.seek(SeekFrom::Start(b.offset + b.length - 1))?;
+        let mut last = [0u8];
+        from.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            to.write_all(b"\n")?;
+        }
+    }
+    to.sync_all()?;
+    Ok(aside)
+}
+
+/// Where `cantus experiment run` moves the lines of `results.jsonl` that are not
+/// records, before it rewrites the file.
+pub const QUARANTINE: &str = "results.quarantine";
 
 /// How [`run`] goes through the grid: how many pieces at once, and which slice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -190,7 +334,11 @@ pub fn run(
     std::fs::create_dir_all(out).map_err(io(out))?;
     let path = results_path(out);
     let header = header(exp, plan.shard)?;
-    let (earlier, records, _) = read_results(&path)?;
+    let Results {
+        header: earlier,
+        records,
+        bad,
+    } = read_results(&path)?;
     if let Some(h) = &earlier {
         if h.hash != exp.hash {
             return Err(RunError::OtherExperiment {
@@ -208,6 +356,13 @@ pub fn run(
             });
         }
     }
+    // Lines that are not records are moved aside before the file is rewritten
+    // without them: nothing already produced is lost, and their runs run again.
+    let quarantined = if bad.is_empty() {
+        None
+    } else {
+        Some(quarantine(&path, &bad).map_err(io(&path.with_file_name(QUARANTINE)))?)
+    };
     let cells: Vec<_> = grid(exp)
         .into_iter()
         .enumerate()
@@ -238,6 +393,7 @@ pub fn run(
         kept: kept.len(),
         outcomes: BTreeMap::new(),
         fresh: BTreeSet::new(),
+        quarantined: quarantined.map(|file| Quarantined { file, lines: bad }),
     };
     for r in kept.values() {
         *ran.outcomes.entry(r.outcome).or_default() += 1;

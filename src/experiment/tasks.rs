@@ -14,6 +14,7 @@
 //! the 4040-task design.
 
 use super::record::TaskDomain;
+use cantus_bounded as bounded;
 use cantus_counterpoint::{Assignment, Cantus, ModeName, Position, Species};
 use cantus_framework::mix_seed;
 use cantus_twelve_tone::spec::{Spec, compile_brief};
@@ -124,18 +125,38 @@ pub fn bank_lines(text: &str) -> Vec<BankLine> {
         .collect()
 }
 
-/// The tasks of the bank file at `path`; every brief must compile.
+/// The tasks of the bank file at `path` (at most [`bounded::TEXT_FILE_CAP`]); every
+/// brief must compile and ask for something: a line of which no word was understood
+/// is refused (a file that is not a bank — `/etc/passwd`, say — is not composed line
+/// by line on defaults), without quoting it.
 pub fn from_bank(path: &Path) -> Result<Vec<Task>, TaskError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TaskError::Read {
-        path: path.to_owned(),
-        source,
+    let text = bounded::read_text(path, bounded::TEXT_FILE_CAP, "bank file").map_err(|source| {
+        TaskError::Read {
+            path: path.to_owned(),
+            source,
+        }
     })?;
+    let nothing_asked = compile_brief("a piece").map(|c| c.spec).ok();
     bank_lines(&text)
         .into_iter()
         .map(|l| {
             let id = TaskId(format!("L{:03}", l.line));
             let family = FamilyId(l.family.unwrap_or_else(|| id.0.clone()));
-            task(id, family, l.text, format!("{}:{}", path.display(), l.line))
+            let origin = format!("{}:{}", path.display(), l.line);
+            let asked = compile_brief(&l.text).ok();
+            if let Some(c) = asked
+                && !c.not_understood.is_empty()
+                && Some(&c.spec) == nothing_asked.as_ref()
+            {
+                return Err(TaskError::Brief {
+                    origin,
+                    message: "no word of this line was understood as a brief (a bank file \
+                              holds one brief per line, `#` comments, an optional \
+                              `[family]`); is this a bank file?"
+                        .into(),
+                });
+            }
+            task(id, family, l.text, origin)
         })
         .collect()
 }

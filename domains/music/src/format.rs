@@ -38,6 +38,7 @@
 use crate::fit;
 use crate::score::Score;
 use crate::{grammar, lilypond, mei, midi, musicxml};
+use cantus_bounded as bounded;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -264,12 +265,15 @@ pub fn read_path(path: &Path, lenient: bool) -> Result<Loaded, FormatError> {
     read_path_with(path, &ReadOptions::lenient(lenient))
 }
 
-/// Reads a score file with `opts`.
+/// Reads a score file with `opts`; a file over [`bounded::SCORE_FILE_CAP`] is
+/// refused before it is read whole.
 pub fn read_path_with(path: &Path, opts: &ReadOptions) -> Result<Loaded, FormatError> {
     let format = Format::from_path(path)?;
-    let bytes = std::fs::read(path).map_err(|source| FormatError::Io {
-        path: path.to_owned(),
-        source,
+    let bytes = bounded::read(path, bounded::SCORE_FILE_CAP, "score file").map_err(|source| {
+        FormatError::Io {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     read_bytes(path, format, &bytes, opts)
 }
@@ -337,13 +341,15 @@ pub fn read_bytes(
     }
 }
 
-/// The file at `path` as UTF-8 text (any text file: a spec, a brief list); an
-/// error names the file, and for bytes that are not UTF-8 the line and byte offset
-/// of the first bad one.
+/// The file at `path` as UTF-8 text (any text file: a spec, a brief list), at most
+/// [`bounded::TEXT_FILE_CAP`]; an error names the file, and for bytes that are not
+/// UTF-8 the line and byte offset of the first bad one.
 pub fn read_text(path: &Path) -> Result<String, FormatError> {
-    let bytes = std::fs::read(path).map_err(|source| FormatError::Io {
-        path: path.to_owned(),
-        source,
+    let bytes = bounded::read(path, bounded::TEXT_FILE_CAP, "text file").map_err(|source| {
+        FormatError::Io {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();

@@ -121,6 +121,9 @@ pub struct RawReport<'a> {
     pub tokens_out: Option<u64>,
     pub wall_ms: u64,
     pub model: Option<&'a ModelExchange>,
+    /// The study cell of an experiment's run (absent from `cantus compose --raw`'s own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub study: Option<crate::report::Study>,
 }
 
 impl<'a> RawReport<'a> {
@@ -142,6 +145,7 @@ impl<'a> RawReport<'a> {
             tokens_out: outcome.tokens_out,
             wall_ms: u64::try_from(outcome.wall.as_millis()).unwrap_or(u64::MAX),
             model: outcome.exchange.as_ref(),
+            study: None,
         }
     }
 }

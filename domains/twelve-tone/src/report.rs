@@ -34,6 +34,21 @@ pub struct ComposeReport<'a> {
     /// released piece: `compose --config`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degeneracy: Option<DegeneracyReport>,
+    /// The study cell of an experiment's run (absent from `cantus compose`'s own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub study: Option<Study>,
+}
+
+/// Which cell of an experiment a run folder is: what `cantus blind` pairs runs by
+/// (runs of one task and model under two conditions). The experiment runner (and so
+/// `cantus bank`) writes it into every run folder's `report.json` as `"study"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Study {
+    pub task: String,
+    pub model: String,
+    pub condition: String,
+    /// From 0; also the run's seed.
+    pub run: u32,
 }
 
 /// Libretto's degeneracy gate's verdict on a piece.
@@ -120,6 +135,7 @@ impl<'a> ComposeReport<'a> {
             files,
             write_errors,
             degeneracy: None,
+            study: None,
         }
     }
 }

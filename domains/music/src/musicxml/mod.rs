@@ -110,10 +110,13 @@ pub fn read_file(path: &Path) -> Result<(Score, ReadReport), MusicXmlError> {
         path: path.to_path_buf(),
         source: Box::new(e),
     };
-    let bytes = std::fs::read(path).map_err(|e| MusicXmlError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    let bytes =
+        cantus_bounded::read(path, cantus_bounded::SCORE_FILE_CAP, "score file").map_err(|e| {
+            MusicXmlError::Io {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            }
+        })?;
     let opts = ReadOptions::default();
     let is_mxl = path
         .extension()
