@@ -419,11 +419,19 @@ pub struct Voice {
     pub name: String,
     /// Events sorted by onset (ties broken by duration, pitches, tag: [`Voice::sort`]).
     pub events: Vec<Event>,
-    /// This part's own key signature, where a reader found one, at the pitch its
-    /// notes were read at (a B♭ clarinet's signature is transposed with its notes
-    /// when a score is read at sounding pitch). Parts of one score may differ —
-    /// transposing instruments, horns written without a signature — and then each
-    /// keeps its own; [`Score::key`] is the first part's.
+    /// This part's own key signature where it differs from the score's
+    /// ([`Score::key`]); `None`: the part is in the score's key. Parts of one
+    /// score may differ — transposing instruments, horns written without a
+    /// signature — and a part's key is at the pitch its notes were read at (a B♭
+    /// clarinet's signature is transposed with its notes when a score is read at
+    /// sounding pitch). [`Score::part_key`] gives the key a part is in either way.
+    ///
+    /// Readers keep one form: the score's key is the first part's, and a part
+    /// whose key equals the score's has `None` here (so the same music read from
+    /// MusicXML, MEI or the text grammar compares equal). A part that states no
+    /// signature at all is in the score's key. A key given here that equals the
+    /// score's is kept as written by every writer and reads back as such from
+    /// the text grammar.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<Key>,
 }
@@ -593,6 +601,22 @@ impl Score {
             .flat_map(|v| v.events.iter().map(Event::end))
             .max()
             .unwrap_or_else(|| Time::from_integer(0))
+    }
+
+    /// The key `voice` is written in: its own ([`Voice::key`]), else the score's.
+    pub fn part_key(&self, voice: &Voice) -> Option<Key> {
+        voice.key.or(self.key)
+    }
+
+    /// Puts part keys in the readers' one form: a part whose own key is the
+    /// score's has none of its own ([`Voice::key`]).
+    pub(crate) fn fold_part_keys(&mut self) {
+        let key = self.key;
+        for voice in &mut self.voices {
+            if voice.key == key {
+                voice.key = None;
+            }
+        }
     }
 
     /// Number of bars: the declared count, or enough bars to hold every note.

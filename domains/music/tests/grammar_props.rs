@@ -92,12 +92,12 @@ fn score() -> impl Strategy<Value = Score> {
         1usize..=4,
         0usize..NAMES.len(),
         prop::collection::vec(raw_note(), 0..30),
-        key(),
+        (key(), prop::collection::vec(key(), 4)),
         tempo(),
         0u32..3,
     )
         .prop_map(
-            |(m, grids, voice_count, first_name, notes, key, tempo, extra_bars)| {
+            |(m, grids, voice_count, first_name, notes, (key, part_keys), tempo, extra_bars)| {
                 let (num, den) = METERS[m];
                 let meter = Meter::new(num, den);
                 let fitting: Vec<u32> = WRITER_GRIDS
@@ -105,7 +105,11 @@ fn score() -> impl Strategy<Value = Score> {
                     .filter(|g| (g * num) % den == 0)
                     .collect();
                 let mut voices: Vec<Voice> = (0..voice_count)
-                    .map(|i| Voice::new(NAMES[(first_name + i) % NAMES.len()]))
+                    .map(|i| Voice {
+                        // Parts in keys of their own (transposing instruments).
+                        key: part_keys[i],
+                        ..Voice::new(NAMES[(first_name + i) % NAMES.len()])
+                    })
                     .collect();
                 let mut last_bar = 0;
                 for n in notes {

@@ -203,6 +203,50 @@ fn header_fields_become_score_metadata() {
 }
 
 #[test]
+fn a_part_in_another_key_gives_it_after_its_name() {
+    let s = read(
+        "KEY: F major | METER: 4/4 | GRID: 4th\n\
+         VOICES: Flute, Clarinet in Bb (KEY: G major), Horn (solo) (KEY: C major), Oboe (KEY: ?)\n",
+    );
+    let parts: Vec<(&str, Option<i32>, Option<i32>)> = s
+        .voices
+        .iter()
+        .map(|v| {
+            let own = v.key.map(|k| k.fifths());
+            (v.name.as_str(), own, s.part_key(v).map(|k| k.fifths()))
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("Flute", None, Some(-1)),
+            ("Clarinet in Bb", Some(1), Some(1)),
+            ("Horn (solo)", Some(0), Some(0)),
+            ("Oboe", None, Some(-1)),
+        ]
+    );
+
+    // A malformed part key is an error at its value, strictly; leniently the part
+    // takes the score's key.
+    let text = "KEY: F major | METER: 4/4 | GRID: 4th\nVOICES: Flute, Clarinet (KEY: H major)\n";
+    let err = parse(text, &ParseOptions::default()).expect_err("H is no tonic");
+    assert_eq!(err.rules(), vec![rule::KEY]);
+    let d = &err.diagnostics[0];
+    assert_eq!((d.line, d.column, d.width), (2, 31, 7), "{err}");
+    assert!(
+        d.message.contains("voice `Clarinet` has KEY `H major`"),
+        "{err}"
+    );
+    let lenient = parse(text, &ParseOptions::default().lenient()).expect("lenient");
+    assert_eq!(lenient.warnings.len(), 1);
+    assert_eq!(lenient.score.voices[1].name, "Clarinet");
+    assert_eq!(lenient.score.voices[1].key, None);
+    let unclosed = "KEY: F major | METER: 4/4 | GRID: 4th\nVOICES: Clarinet (KEY: G major\n";
+    let err = parse(unclosed, &ParseOptions::default()).expect_err("no `)`");
+    assert!(err.to_string().contains("has no closing `)`"), "{err}");
+}
+
+#[test]
 fn silent_bars_are_gaps_and_bars_must_increase() {
     let s = read(&piece(
         "3/4",

@@ -149,9 +149,6 @@ fn mei_round_trips_through_the_text_grammar() {
         let mut expected = loaded.score.clone();
         expected.title = None; // the grammar has no title
         expected.bars = Some(expected.bar_count());
-        for v in &mut expected.voices {
-            v.key = None; // nor a key per part
-        }
         assert_eq!(back, expected, "{name}");
     }
 }
@@ -252,9 +249,12 @@ fn each_staff_keeps_its_own_key_and_transposing_staves_raise_no_warning() {
     let fifths: Vec<Option<i32>> = score
         .voices
         .iter()
-        .map(|v| v.key.map(|k| k.fifths()))
+        .map(|v| score.part_key(v).map(|k| k.fifths()))
         .collect();
     assert_eq!(fifths, vec![Some(-2), Some(-1), Some(0), Some(0)]);
+    // The score's key is the first staff's, which thus has none of its own.
+    assert_eq!(score.key.map(|k| k.fifths()), Some(-2));
+    assert_eq!(score.voices[0].key, None);
     let keys: Vec<&String> = warnings.iter().filter(|w| w.contains("key")).collect();
     assert_eq!(keys.len(), 1, "{warnings:?}");
     assert!(

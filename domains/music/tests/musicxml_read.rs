@@ -501,12 +501,34 @@ fn each_part_keeps_its_own_key_and_only_a_change_within_a_part_is_reported() {
     let fifths: Vec<Option<i32>> = score
         .voices
         .iter()
-        .map(|v| v.key.map(|k| k.fifths()))
+        .map(|v| score.part_key(v).map(|k| k.fifths()))
         .collect();
     // At sounding pitch: the flute's F major, the clarinet's C, the horn's F (its
     // written C sounds a fifth lower), the oboe's first key.
     assert_eq!(fifths, vec![Some(-1), Some(0), Some(-1), Some(-1)]);
     assert_eq!(score.key.map(|k| k.fifths()), Some(-1), "the first part's");
+    // Only the clarinet's differs from the score's, so only it has a key of its own.
+    let own: Vec<Option<i32>> = score
+        .voices
+        .iter()
+        .map(|v| v.key.map(|k| k.fifths()))
+        .collect();
+    assert_eq!(own, vec![None, Some(0), None, None]);
+    // The text grammar carries it (`Clarinet in Bb (KEY: C major)`) and reads it back.
+    let text = cantus_music::format::render(&score, cantus_music::format::Format::Grammar)
+        .expect("writes the grammar");
+    let text = String::from_utf8(text).expect("UTF-8");
+    assert!(
+        text.contains("VOICES: Flute, Clarinet in Bb (KEY: C major), Horn in F, Oboe\n"),
+        "{text}"
+    );
+    let back = cantus_music::grammar::parse(&text, &Default::default())
+        .expect("reads back")
+        .score;
+    let mut expected = score.clone();
+    expected.title = None;
+    expected.bars = Some(expected.bar_count());
+    assert_eq!(back, expected);
     let keys: Vec<&String> = report
         .warnings
         .iter()

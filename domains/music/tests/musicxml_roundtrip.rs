@@ -1,9 +1,9 @@
 //! `read(write(s)) == s` for random scores, exactly, up to what MusicXML cannot
 //! carry (see [`musicxml_common::normalise`]): unspelled pitches come back with
 //! their sharp default spelling, the bar count comes back as the number of
-//! measures written when that exceeds what the notes need (else `None`), every
-//! part comes back with a key (its own, else the score's), and a voice's events
-//! come back in the reader's total order. Tags, titles, names,
+//! measures written when that exceeds what the notes need (else `None`), the
+//! score's key is the first part's and a part in it has none of its own
+//! (`Voice::key`), and a voice's events come back in the reader's total order. Tags, titles, names,
 //! keys, meters, terminating tempos, chords, overlaps and triplets all survive.
 
 mod musicxml_common;

@@ -26,7 +26,8 @@ pub mod rule {
     pub const HEADER_MISSING: &str = "G-HEADER-MISSING";
     /// A known header field appears twice.
     pub const HEADER_DUPLICATE: &str = "G-HEADER-DUPLICATE";
-    /// KEY is neither `?` nor `<tonic> major|minor`.
+    /// KEY (the header's, or a part's own on the VOICES line) is neither `?` nor
+    /// `<tonic> major|minor`.
     pub const KEY: &str = "G-KEY";
     /// METER is not `num/den` with both parts in 1..=1000.
     pub const METER: &str = "G-METER";

@@ -296,9 +296,9 @@ fn parse_bars(value: &str) -> Option<Option<u32>> {
     parse_u32(value).map(Some)
 }
 
-/// The voices declared on the VOICES line.
+/// The voices declared on the VOICES line, each with its own key if it gives one.
 pub(crate) struct Declared {
-    pub(crate) names: Vec<String>,
+    pub(crate) names: Vec<(String, Option<Key>)>,
 }
 
 /// Whether a (comment-stripped) line is a VOICES line.
@@ -323,12 +323,15 @@ pub(crate) fn parse_voices(sink: &mut Sink<'_>, at: LineRef<'_>) -> Declared {
         sink.report(at, fault, "no voices declared");
         return Declared { names: Vec::new() };
     };
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<(String, Option<Key>)> = Vec::new();
     if list.trim().is_empty() {
         return Declared { names };
     }
     for raw in list.split(',') {
-        let name = raw.trim();
+        let (name, key) = match voice_key(sink, at, raw) {
+            Ok(split) => split,
+            Err(()) => continue,
+        };
         let start = offset_in(line, name);
         let span = if name.is_empty() {
             let s = offset_in(line, raw);
@@ -353,7 +356,7 @@ pub(crate) fn parse_voices(sink: &mut Sink<'_>, at: LineRef<'_>) -> Declared {
             sink.report(at, fault, "name left out");
             continue;
         }
-        if names.iter().any(|n| n == name) {
+        if names.iter().any(|(n, _)| n == name) {
             let fault = Fault::new(
                 rule::VOICE_DUPLICATE,
                 span,
@@ -363,7 +366,47 @@ pub(crate) fn parse_voices(sink: &mut Sink<'_>, at: LineRef<'_>) -> Declared {
             sink.report(at, fault, "second one left out");
             continue;
         }
-        names.push(name.to_string());
+        names.push((name.to_string(), key));
     }
     Declared { names }
+}
+
+/// Splits one VOICES entry into its name and the part's own key, written
+/// `Clarinet in Bb (KEY: G major)`: a name never holds `:`, so the first `:` is
+/// the key's. An entry without one is all name (trimmed). A malformed key is
+/// reported (lenient: the part takes the score's key); `(KEY: ?)` is the score's.
+fn voice_key<'t>(
+    sink: &mut Sink<'_>,
+    at: LineRef<'_>,
+    raw: &'t str,
+) -> Result<(&'t str, Option<Key>), ()> {
+    let entry = raw.trim();
+    let Some((before, after)) = entry.split_once(':') else {
+        return Ok((entry, None));
+    };
+    let Some(name) = before.trim_end().strip_suffix("(KEY") else {
+        return Ok((entry, None)); // a name with `:`, reported as such
+    };
+    let name = name.trim_end();
+    let after = after.trim();
+    let (value, closed) = match after.strip_suffix(')') {
+        Some(value) => (value.trim_end(), true),
+        None => (after, false),
+    };
+    let message = match (closed, parse_key(value)) {
+        (true, Some(key)) => return Ok((name, key)),
+        (true, None) => format!(
+            "voice `{name}` has KEY `{value}`, expected `?` or a tonic and mode such as `G major`"
+        ),
+        (false, _) => format!("voice `{name}`'s `(KEY: {value}` has no closing `)`"),
+    };
+    let start = offset_in(at.text, value);
+    let fault = Fault::new(rule::KEY, start..start + value.len().max(1), message)
+        .help("a part's own key follows its name: `Clarinet in Bb (KEY: G major)`");
+    sink.report(at, fault, "the part takes the score's key");
+    if sink.lenient {
+        Ok((name, None))
+    } else {
+        Err(())
+    }
 }

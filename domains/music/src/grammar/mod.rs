@@ -28,7 +28,12 @@
 //!   grid in the text). `BARS` is `?` or a whole number. Unknown fields are
 //!   ignored. Strict mode needs METER and GRID.
 //! * **VOICES** (the next such line): comma-separated names; a name may not be
-//!   empty, contain `:` or start with `@`, and may not repeat.
+//!   empty, contain `:` or start with `@`, and may not repeat. A part whose key
+//!   is not the header's (Cantus extension: a transposing instrument, a horn
+//!   without a signature) gives its own after its name, `Clarinet in Bb (KEY: G
+//!   major)`, read into [`Voice::key`](crate::Voice::key); a part without one is
+//!   in the header's key. A malformed part key is a `G-KEY` error (lenient: the
+//!   part takes the header's key).
 //! * **Bar line** `@<bar> [<chord label>]`, optionally `(grid:N)` or
 //!   `(grid:Nt)` to override the grid for that bar. The bracket is required
 //!   (`[-]` names no chord); the label is not read. Bar numbers start at 1 and
@@ -84,7 +89,8 @@
 //!
 //! [`write()`] produces one text per score: all five header fields (`?` for
 //! unknown key or tempo; BARS is the declared count raised to the last bar
-//! holding an onset, or [`Score::bar_count`] when undeclared), `VOICES:`, then
+//! holding an onset, or [`Score::bar_count`] when undeclared), `VOICES:` (a
+//! part's own key after its name wherever [`Voice::key`](crate::Voice::key) has one), then
 //! for each bar holding onsets `@<bar> [-]`, a `(grid:…)` override when the
 //! bar's grid differs from the header's, and one line per voice with onsets
 //! (declared order, tokens in [`Voice::sort`](crate::Voice::sort) order, two

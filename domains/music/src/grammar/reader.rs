@@ -11,7 +11,7 @@ use super::diagnostic::{Sink, rule};
 use super::header::{self, Grid, HEADER_SHAPE, Header, grid_divide_fault};
 use super::lexical::{Fault, offset_in, parse_pitch, shorten, split_token, strip_comment};
 use super::{GrammarError, ParseOptions, Parsed};
-use crate::score::{Event, Score, Time, Voice};
+use crate::score::{Event, Key, Score, Time, Voice};
 use std::collections::HashMap;
 
 /// Reads `text` as described in the module docs of [`super`].
@@ -212,9 +212,10 @@ impl Body {
         }
     }
 
-    fn declare(&mut self, names: Vec<String>) {
-        for name in names {
-            self.add_voice(name);
+    fn declare(&mut self, names: Vec<(String, Option<Key>)>) {
+        for (name, key) in names {
+            let i = self.add_voice(name);
+            self.voices[i].key = key;
         }
         self.declared = self.voices.len();
     }

@@ -496,14 +496,7 @@ fn write_header(out: &mut String, score: &Score, grid: u32, last_onset_bar: u32)
     out.push_str("KEY: ");
     match score.key {
         None => out.push('?'),
-        Some(key) => {
-            out.push(key.tonic.letter.as_char());
-            push_accidentals(out, key.tonic.alter);
-            out.push_str(match key.mode {
-                crate::score::Mode::Major => " major",
-                crate::score::Mode::Minor => " minor",
-            });
-        }
+        Some(key) => write_key(out, key),
     }
     let _ = write!(
         out,
@@ -528,8 +521,23 @@ fn write_header(out: &mut String, score: &Score, grid: u32, last_onset_bar: u32)
     for (i, v) in score.voices.iter().enumerate() {
         out.push_str(if i == 0 { " " } else { ", " });
         out.push_str(&v.name);
+        if let Some(key) = v.key {
+            out.push_str(" (KEY: ");
+            write_key(out, key);
+            out.push(')');
+        }
     }
     out.push('\n');
+}
+
+/// `F major`, `Bb minor`.
+fn write_key(out: &mut String, key: crate::score::Key) {
+    out.push(key.tonic.letter.as_char());
+    push_accidentals(out, key.tonic.alter);
+    out.push_str(match key.mode {
+        crate::score::Mode::Major => " major",
+        crate::score::Mode::Minor => " minor",
+    });
 }
 
 /// An integer, else a terminating decimal of at most 18 places, else `n/d`.

@@ -192,9 +192,8 @@ pub fn write_annotated(
     out.push_str("  tagline = ##f\n}\n\n\\score {\n  <<\n");
     for (index, (voice, lines)) in score.voices.iter().zip(&staves).enumerate() {
         // The part's own key, else the score's.
-        let key = voice
-            .key
-            .or(score.key)
+        let key = score
+            .part_key(voice)
             .map(|key| {
                 key_command(key).ok_or_else(|| {
                     LilypondError::Score("key tonic beyond double sharps or flats".into())

@@ -636,6 +636,7 @@ impl<'d, 's> Walk<'d, 's> {
         if declared > needed {
             score.bars = u32::try_from(declared).ok();
         }
+        score.fold_part_keys();
         Ok((score, warnings))
     }
 }

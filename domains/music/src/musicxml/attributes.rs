@@ -3,7 +3,8 @@
 //! The first meter and tempo are the score's; later different ones are reported
 //! (the model has one of each). Each part keeps its own first key (parts differ:
 //! transposing instruments, horns without a signature); the score's key is the
-//! first part's, and only a part changing its own key is reported.
+//! first part's (a part in that key has no key of its own, `Voice::key`), and only a
+//! part changing its own key is reported.
 
 use super::MusicXmlError;
 use super::notation::parse_decimal;

@@ -214,6 +214,7 @@ pub fn read_with(xml: &str, opts: &ReadOptions) -> Result<(Score, ReadReport), M
     if declared > needed {
         score.bars = u32::try_from(declared).ok();
     }
+    score.fold_part_keys();
     Ok((score, report))
 }
 

@@ -188,7 +188,7 @@ fn written_pitch(p: Pitch) -> Result<(char, i8, i32), MusicXmlError> {
 fn attributes(out: &mut String, score: &Score, voice: &Voice, divisions: i64) {
     out.push_str("      <attributes>\n");
     let _ = writeln!(out, "        <divisions>{divisions}</divisions>");
-    if let Some(key) = voice.key.or(score.key) {
+    if let Some(key) = score.part_key(voice) {
         let mode = match key.mode {
             Mode::Major => "major",
             Mode::Minor => "minor",

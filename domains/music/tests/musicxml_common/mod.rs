@@ -105,17 +105,21 @@ fn build_voice(name: String, raw: Vec<RawEvent>, shape: Shape) -> Voice {
 
 /// Random scores of the given shape.
 pub fn arb_score(shape: Shape) -> impl Strategy<Value = Score> {
+    let key = || {
+        (-7i32..=7, any::<bool>()).prop_map(|(f, minor)| {
+            Key::from_fifths(f, if minor { Mode::Minor } else { Mode::Major })
+        })
+    };
     let voices = prop::collection::vec(
         (
             "[A-Za-z][A-Za-z0-9 &<>]{0,10}",
             prop::collection::vec(raw_event(), 0..10),
+            // A part's own key (a transposing instrument), now and then.
+            prop::option::weighted(0.25, key()),
         ),
         1..=shape.max_voices,
     );
-    let key =
-        prop::option::of((-7i32..=7, any::<bool>()).prop_map(|(f, minor)| {
-            Key::from_fifths(f, if minor { Mode::Minor } else { Mode::Major })
-        }));
+    let key = prop::option::of(key());
     // Tempos whose decimals terminate, so MusicXML carries them exactly.
     let tempo = prop::option::of(
         (
@@ -141,7 +145,12 @@ pub fn arb_score(shape: Shape) -> impl Strategy<Value = Score> {
                 bars: None,
                 voices: voices
                     .into_iter()
-                    .map(|(name, raw)| build_voice(name, raw, shape))
+                    .map(|(name, raw, own)| Voice {
+                        // A part without a signature reads back in the score's key,
+                        // so parts have keys of their own only where the score has one.
+                        key: own.filter(|_| key.is_some()),
+                        ..build_voice(name, raw, shape)
+                    })
                     .collect(),
             };
             if let Some(extra) = extra_bars {
@@ -207,10 +216,14 @@ pub fn hand_made() -> Score {
 /// are in the reader's total order (onset, duration, pitches, tag).
 pub fn normalise(score: &Score) -> Score {
     let mut s = score.clone();
-    let score_key = s.key;
+    // Every part is written with a key, its own else the score's; read back, the
+    // score's key is the first written and a part in that key has none of its own.
+    let written: Vec<_> = s.voices.iter().map(|v| s.part_key(v)).collect();
+    s.key = written.iter().flatten().next().copied();
+    for (v, key) in s.voices.iter_mut().zip(written) {
+        v.key = key.filter(|k| Some(*k) != s.key);
+    }
     for (i, v) in s.voices.iter_mut().enumerate() {
-        // Every part is written with a key: its own, else the score's.
-        v.key = v.key.or(score_key);
         if v.name.trim().is_empty() {
             // An empty part name is read as the part's id.
             v.name = format!("P{}", i + 1);
