@@ -190,6 +190,7 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
                 &piece,
                 seed,
                 degeneracy.clone(),
+                None,
             );
             (written.dir, written.write_errors)
         }
