@@ -20,12 +20,15 @@
 //!   event; the proposers are a seeded search to each phrase's cadence and a
 //!   language model held to the voicings that can still reach it;
 //!   [`compose`](mod@compose): the whole run.
+//! * [`experiment`]: the task set — Bach's melodies harmonised, measured against
+//!   his harmonisations (agreement, copy risk, degeneracy).
 #![forbid(unsafe_code)]
 
 mod analysis;
 mod chorale;
 pub mod compose;
 mod domain;
+pub mod experiment;
 mod gate;
 mod harmony;
 mod pitch;

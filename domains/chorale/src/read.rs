@@ -122,6 +122,19 @@ fn part_named(name: &str) -> Option<Part> {
     }
 }
 
+/// Whether `score` has four voices named as soprano, alto, tenor and bass (in any
+/// order): how a bare score is recognised as a chorale.
+pub fn is_satb(score: &Score) -> bool {
+    let mut parts: Vec<Part> = score
+        .voices
+        .iter()
+        .filter_map(|v| part_named(&v.name))
+        .collect();
+    parts.sort_by_key(|p| p.index());
+    parts.dedup();
+    score.voices.len() == 4 && parts.len() == 4
+}
+
 /// The voices of `score` in part order (soprano first).
 fn assign(score: &Score) -> Result<Vec<&Voice>, ChoraleError> {
     let voices: Vec<&Voice> = score

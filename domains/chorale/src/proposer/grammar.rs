@@ -5,10 +5,14 @@
 //! part in its range, the parts in order, soprano–alto and alto–tenor within an
 //! octave: under the strict profile those three rules are hard, so this is every
 //! voicing they admit) is pushed as the next beat and judged by every hard moment
-//! rule of the profile. Of those that pass, a bounded search
-//! ([`Completer`], [`COMPLETION_NODES`] beats; past the budget a voicing stays)
-//! keeps the ones from which the phrase can still reach its cadence, and one beat
-//! beyond. A refused voicing (a patch) is not offered again while another remains.
+//! rule of the profile. Of those that pass, a bounded search ([`Completer`],
+//! [`COMPLETION_NODES`] beats) drops the ones from which it proves the phrase can
+//! no longer reach its cadence, and one beat beyond; a voicing it could not decide
+//! within its budget stays (the grammar never narrows the model's choice beyond
+//! what the rules prove). Where every voicing is a proven dead end, all that pass
+//! at this beat are offered, and where none does, every voicing of the shape (the
+//! answer keeps its form; the ladder then repairs). A refused voicing (a patch) is
+//! not offered again while another remains.
 //! What the model chooses among them — chord, inversion, doubling, spacing — is
 //! its own; the prompt advises, the grammar only rules out.
 
@@ -121,20 +125,25 @@ pub(crate) fn offer(task: &Task<'_>, refused: Option<Voicing>, profile: Profile)
         }
     }
     let mut completer = Completer::new(task);
-    let mut open: Vec<Voicing> = admitted
-        .iter()
-        .copied()
-        .filter(|v| {
-            push_voicing(&mut a, v) && {
-                let done = completer.completable(&a, COMPLETION_NODES) != Some(false);
-                pop_voicing(&mut a);
-                done
+    // Every voicing not known to be a dead end (a search that ran out of budget
+    // rules nothing out); where every one is, what the rules admit at this beat;
+    // else, at a dead end, every voicing of the shape (the grammar then keeps the
+    // answer's form, the ladder the rules).
+    let mut open: Vec<Voicing> = Vec::new();
+    for v in &admitted {
+        if push_voicing(&mut a, v) {
+            if completer.completable(&a, COMPLETION_NODES) != Some(false) {
+                open.push(*v);
             }
-        })
-        .collect();
+            pop_voicing(&mut a);
+        }
+    }
     if open.is_empty() {
-        // Nothing leads on: offer what the rules admit at this beat.
-        open = admitted;
+        open = if admitted.is_empty() {
+            shaped(&a, b)
+        } else {
+            admitted
+        };
     }
     if open.iter().any(|v| Some(*v) != refused) {
         open.retain(|v| Some(*v) != refused);

@@ -89,54 +89,43 @@ fn soprano(a: &Analysis, b: usize) -> String {
         .map_or("rest".into(), |n| c.parts[0][n].tone.to_string())
 }
 
-/// How many written beats the prompt shows.
-const SHOWN: usize = 6;
+/// `E5 | G4 C4 C3 | I`: beat `i` as written, soprano | alto tenor bass | numeral.
+fn written(a: &Analysis, i: usize) -> String {
+    let s = &a.slices[a.beats[i].slices.start];
+    let name = |p: Part| s.tone(p).map_or("-".into(), |t| t.to_string());
+    format!(
+        "{}: {} | {} {} {} | {}",
+        i + 1,
+        name(Part::Soprano),
+        name(Part::Alto),
+        name(Part::Tenor),
+        name(Part::Bass),
+        a.beats[i]
+            .chord
+            .map_or("-".into(), |c| c.roman(a.chorale.key))
+    )
+}
 
-/// The prompt for beat `b` of request `req`.
-fn prompt(req: &ProposalRequest<'_, ChoraleDomain>, b: usize, end: usize) -> Vec<Message> {
+/// The prompt for beat `b` of request `req`. Everything that stays the same for
+/// the whole chorale comes first, then the beats written so far (which only grow),
+/// then what this request asks: a server's prompt cache reuses all but the tail.
+fn prompt(req: &ProposalRequest<'_, ChoraleDomain>, b: usize) -> Vec<Message> {
     let a = &req.state.analysis;
     let key = a.chorale.key;
-    let phrase_start = a.beats.len().saturating_sub(SHOWN);
-    let melody: Vec<String> = (phrase_start..=end.min(a.total().saturating_sub(1)))
+    let melody: Vec<String> = (0..a.total())
         .map(|i| format!("{}:{}", i + 1, soprano(a, i)))
         .collect();
-    let written: Vec<String> = (phrase_start..a.beats.len())
-        .map(|i| {
-            let s = &a.slices[a.beats[i].slices.start];
-            let name = |p: Part| s.tone(p).map_or("-".into(), |t| t.to_string());
-            format!(
-                "beat {} ({}): S {} A {} T {} B {} = {}",
-                i + 1,
-                place(a, i),
-                name(Part::Soprano),
-                name(Part::Alto),
-                name(Part::Tenor),
-                name(Part::Bass),
-                a.beats[i].chord.map_or("-".into(), |c| c.roman(key))
-            )
-        })
-        .collect();
-    let cadence = req.spec.cadence_beats().into_iter().find(|&c| c >= b);
+    let cadences = req.spec.cadence_beats();
+    let ends: Vec<String> = cadences.iter().map(|c| (c + 1).to_string()).collect();
     let mut user = format!(
-        "Key: {key}. Meter: {}.\nSoprano (beat:note): {}\nWritten so far:\n{}\n",
+        "Key: {key}. Meter: {}.\nSoprano (beat:note): {}\nPhrases end (cadence) at beats {}; the last cadence is V-I in the key.\nWritten so far (beat: soprano | alto tenor bass | chord):\n",
         a.chorale.meter,
         melody.join(" "),
-        if written.is_empty() {
-            "(nothing yet)".to_owned()
-        } else {
-            written.join("\n")
-        }
+        ends.join(", ")
     );
-    if let Some(c) = cadence {
-        user.push_str(&format!(
-            "The phrase ends at beat {} with a cadence{}.\n",
-            c + 1,
-            if Some(&c) == req.spec.cadence_beats().last() {
-                " (the last: V-I in the key)"
-            } else {
-                ""
-            }
-        ));
+    for i in 0..a.beats.len() {
+        user.push_str(&written(a, i));
+        user.push('\n');
     }
     if let RequestKind::Patch {
         candidate,
@@ -161,8 +150,19 @@ fn prompt(req: &ProposalRequest<'_, ChoraleDomain>, b: usize, end: usize) -> Vec
     for f in req.feedback {
         user.push_str(&format!("Last time: {f}\n"));
     }
+    let cadence = cadences
+        .iter()
+        .find(|&&c| c >= b)
+        .map(|&c| {
+            if c == b {
+                " It ends a phrase: make a cadence.".to_owned()
+            } else {
+                format!(" The phrase ends at beat {}.", c + 1)
+            }
+        })
+        .unwrap_or_default();
     user.push_str(&format!(
-        "Write beat {} ({}) under the soprano {}. Answer with three note names, alto tenor bass (like G4 E4 C3), nothing else.",
+        "Write beat {} ({}) under the soprano {}.{cadence} Answer with three note names, alto tenor bass (like G4 E4 C3), nothing else.",
         b + 1,
         place(a, b),
         soprano(a, b)
@@ -217,7 +217,7 @@ impl Proposer<ChoraleDomain> for ModelProposer {
             })
             .filter(|o| !o.is_empty());
         let constraint = offered.as_ref().map(|o| Constraint::Gbnf(grammar(o)));
-        let mut request = ModelRequest::new(prompt(&req, beat, super::phrase_end(&cadences, beat)));
+        let mut request = ModelRequest::new(prompt(&req, beat));
         request.constraint = constraint.clone();
         request.sampling = Sampling {
             temperature: self.options.temperature,

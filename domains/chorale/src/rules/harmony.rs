@@ -174,25 +174,28 @@ fn on_a_beat(at: &At<'_>, note: &Note) -> bool {
     (note.onset / c.beat).is_integer()
 }
 
-/// `CH-non-chord-tone`: a tone outside its chord, judged when the note after it in
-/// its part begins (or at the end of the piece), located at the tone.
+/// `CH-non-chord-tone`: a tone outside its chord, judged in the beat where it ends
+/// — where the note after it in its part begins, or a rest does — (or at the end
+/// of the piece), located at the tone. A tone left into a rest is judged when the
+/// rest begins, not when the part next sings: so a search that looks one beat past
+/// a cadence sees a cadence note left unresolved, whatever rests follow it.
 pub(super) fn non_chord_tone(at: &At<'_>, out: &mut Vec<Flag>) {
     let key = at.chorale().key;
+    let (start, horizon) = (at.beat().start, at.horizon());
     for p in Part::ALL {
         let notes = &at.chorale().parts[p.index()];
-        // The notes whose successor begins in this beat, and at the end the last ones.
+        // The notes ending in this beat, with the note beginning where each ends;
+        // at the end of the piece, the notes still sounding.
         let mut judged: Vec<(usize, Option<&Note>)> = Vec::new();
-        for s in at.slices() {
-            if let (Some(n), true) = (s.note[p.index()], s.attack[p.index()])
-                && n > 0
-            {
-                judged.push((n - 1, at.note(p, n)));
+        let from = notes.partition_point(|note| note.end() < start);
+        for (n, note) in notes.iter().enumerate().skip(from) {
+            if note.onset >= horizon {
+                break;
             }
-        }
-        if at.is_last()
-            && let Some(last) = notes.iter().rposition(|note| note.onset < at.horizon())
-        {
-            judged.push((last, None));
+            let end = note.end();
+            if (start..horizon).contains(&end) || (at.is_last() && end >= horizon) {
+                judged.push((n, at.note(p, n + 1).filter(|m| m.onset == end)));
+            }
         }
         for (n, next) in judged {
             let Some(note) = at.note(p, n) else { continue };
