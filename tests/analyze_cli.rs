@@ -175,6 +175,46 @@ fn bad_input_is_refused_with_the_reason() {
     assert!(err(&o).contains("bad.txt:4:"), "{}", err(&o));
 }
 
+/// Issue 28, finding 8: a piece past the analyser's limit is refused before any
+/// search, saying how many notes it has and the limit (200,000 notes took a minute
+/// before); `--help` states the limit.
+#[test]
+fn a_piece_past_the_note_limit_is_refused_with_its_size_and_the_limit() {
+    use cantus_twelve_tone::analysis::MAX_ANALYSED_NOTES;
+    let dir = temp("huge");
+    let bars = MAX_ANALYSED_NOTES / 4 + 1;
+    let mut text = format!("KEY: ? | METER: 4/4 | GRID: 16th | BARS: {bars}\nVOICES: A\n");
+    let tones = [
+        "C4", "C#4", "D4", "D#4", "E4", "F4", "F#4", "G4", "G#4", "A4", "A#4", "B4",
+    ];
+    for bar in 0..bars {
+        let at = |k: usize| tones[(bar * 4 + k) % 12];
+        text.push_str(&format!(
+            "@{} [-]\n  A: {}@1>4 {}@5>4 {}@9>4 {}@13>4\n",
+            bar + 1,
+            at(0),
+            at(1),
+            at(2),
+            at(3)
+        ));
+    }
+    let huge = dir.join("huge.txt");
+    std::fs::write(&huge, text).unwrap();
+    let o = cantus(&["analyze", huge.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(
+        err(&o).contains(&format!(
+            "huge.txt: the piece has {} notes; at most {MAX_ANALYSED_NOTES} are analysed",
+            bars * 4
+        )),
+        "{}",
+        err(&o)
+    );
+    let help = out(&cantus(&["analyze", "--help"])).replace(['\n', ' '], "");
+    assert!(help.contains("atmost20,000notes"), "{help}");
+    assert_eq!(MAX_ANALYSED_NOTES, 20_000, "the help states the limit");
+}
+
 #[test]
 fn a_chorale_is_not_twelve_tone() {
     let shared = std::env::var_os("CANTUS_SHARED").map_or_else(

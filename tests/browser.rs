@@ -2,6 +2,10 @@
 //! headless, driven over WebDriver (chromedriver, through fantoccini). Pages are
 //! opened from disk (file://), as a rater would open them.
 //!
+//! The runs come from `cantus experiment run` (embedded proposer, two conditions,
+//! run folders), the package from `cantus blind` over its output directory as it
+//! is, and the key is checked to be nowhere inside the package.
+//!
 //! Checks: every score image and audio element loads (no broken resource, audio
 //! with a positive duration); the report's trace viewer shows an event's
 //! certificate when clicked; every rating form of the package is filled by two
@@ -63,38 +67,57 @@ fn temp_dir() -> PathBuf {
     dir
 }
 
-/// Four runs: two tasks × the two conditions, with the blind contract's keys.
-fn runs(dir: &Path) -> PathBuf {
-    let runs = dir.join("runs");
-    let tasks = [
-        ("a 4-bar piece for two voices in 4/4 at 90 bpm", "duo"),
-        ("a 4-bar piece for three voices in 3/4 at 80 bpm", "trio"),
-    ];
-    for (t, (brief, name)) in tasks.iter().enumerate() {
-        for (c, condition) in ["harness", "raw"].iter().enumerate() {
-            let out = runs.join(format!("{name}-{condition}"));
-            let seed = (t * 2 + c).to_string();
-            cantus(&[
-                "compose",
-                "--brief",
-                brief,
-                "--seed",
-                &seed,
-                "--out",
-                out.to_str().unwrap(),
-            ]);
-            let path = out.join("report.json");
-            let mut report: Value =
-                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-            // Both conditions come from the embedded proposer here: this test checks the
-            // package's mechanics, not the conditions' difference.
-            report["condition"] = json!(condition);
-            report["task"] = json!(name);
-            report["model"] = json!("embedded");
-            std::fs::write(&path, report.to_string()).unwrap();
+/// The two conditions compared: the harness, and the same proposer with no repair.
+const CONDITIONS: [&str; 2] = ["harness", "no-repair"];
+
+/// An experiment run as a user runs one (`cantus experiment run`, the embedded
+/// proposer): two tasks × the two conditions, one run each, with run folders. Its
+/// output directory is what `cantus blind` reads, nothing written in by hand.
+fn experiment(dir: &Path) -> PathBuf {
+    let bank = dir.join("bank.txt");
+    std::fs::write(
+        &bank,
+        "[duo] a 4-bar piece for two voices in 4/4 at 90 bpm\n\
+         [trio] a 4-bar piece for three voices in 3/4 at 80 bpm\n",
+    )
+    .unwrap();
+    let file = dir.join("experiment.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "runs = 1\nconditions = {CONDITIONS:?}\nrun_folders = true\n[tasks]\nbank = {:?}\n\
+             [[models]]\nname = \"embedded\"\n[metrics]\nresamples = 100\n",
+            bank.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("experiment");
+    cantus(&[
+        "experiment",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    out
+}
+
+/// Every file under `dir`, hidden ones too.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(at) = todo.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                out.push(path);
+            }
         }
     }
-    runs
+    out.sort();
+    out
 }
 
 struct Driver(Child);
@@ -159,7 +182,18 @@ async fn report_and_blind_package_work_in_chromium() {
         return;
     }
     let dir = temp_dir();
-    let runs = runs(&dir);
+    let experiment = experiment(&dir);
+    let runs = experiment.join("runs");
+    let mut run_names: Vec<String> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    run_names.sort();
+    assert_eq!(
+        run_names.len(),
+        4,
+        "two tasks × two conditions: {run_names:?}"
+    );
     let report = dir.join("report");
     cantus(&[
         "render",
@@ -168,29 +202,45 @@ async fn report_and_blind_package_work_in_chromium() {
         "--out",
         report.to_str().unwrap(),
     ]);
+    // The experiment's output directory, as it is: its run folders name their cell.
     let pkg = dir.join("pkg");
     cantus(&[
         "blind",
-        runs.to_str().unwrap(),
+        experiment.to_str().unwrap(),
         "--pairs",
         "24",
         "--conditions",
-        "harness,raw",
+        &CONDITIONS.join(","),
         "--seed",
         "7",
         "--out",
         pkg.to_str().unwrap(),
     ]);
     let key_path = dir.join("pkg.key.json");
-    let key: Value = serde_json::from_str(&std::fs::read_to_string(&key_path).unwrap()).unwrap();
+    let key_text = std::fs::read_to_string(&key_path).unwrap();
+    let key: Value = serde_json::from_str(&key_text).unwrap();
     let pairs = key["pairs"].as_array().unwrap().clone();
     assert_eq!(pairs.len(), 2, "two tasks, one pair each");
-    assert!(
-        !pkg.join("pkg.key.json").exists()
-            && !std::fs::read_to_string(pkg.join("index.html"))
-                .unwrap()
-                .contains("harness")
-    );
+    assert_eq!(key["seed"], 7);
+    // The key is nowhere inside the package: no file of it (hidden or not) is the
+    // key, names a condition or the key's hash of the manifest.
+    let manifest_hash = key["manifest_sha256"].as_str().unwrap();
+    for file in files_under(&pkg) {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        assert!(
+            text != key_text
+                && !text.contains(manifest_hash)
+                && !CONDITIONS.iter().any(|c| text.contains(c))
+                && !text.contains("\"condition\""),
+            "{} gives the key away",
+            file.display()
+        );
+    }
+    let check = Command::new(env!("CARGO_BIN_EXE_cantus"))
+        .args(["blind", "check", pkg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{check:?}");
 
     // The manifest verifies every file of the package.
     let check = Command::new("sha256sum")
@@ -234,7 +284,7 @@ async fn report_and_blind_package_work_in_chromium() {
         .await
         .unwrap();
     assert_eq!(links.len(), 4);
-    for run in ["duo-harness", "duo-raw", "trio-harness", "trio-raw"] {
+    for run in &run_names {
         let page = report.join(run).join("index.html");
         client.goto(&url(&page)).await.unwrap();
         let media = client.execute_async(MEDIA_CHECK, vec![]).await.unwrap();
@@ -275,7 +325,7 @@ async fn report_and_blind_package_work_in_chromium() {
             .unwrap()
             .len();
         assert!(shown > 0 && shown <= rows.len());
-        if let (Some(shots), "duo-harness") = (&shots, run) {
+        if let (Some(shots), true) = (&shots, run == &run_names[0]) {
             std::fs::create_dir_all(shots).unwrap();
             client
                 .execute("window.scrollTo(0, 0)", vec![])
@@ -370,11 +420,31 @@ async fn report_and_blind_package_work_in_chromium() {
         .iter()
         .filter(|p| p["A"]["condition"] == "harness")
         .count();
+    // The intervals resample the two pairs: r2's "no preference" is half of every
+    // pair's answers, so its interval is [50%, 50%]; the harness's share is half of
+    // the pairs whose A is the harness, so its interval runs from what the fewest to
+    // what the most of those pairs give.
+    let interval = |p: &Value| -> (f64, f64) {
+        let i = p["interval"].as_array().expect("an interval");
+        (i[0].as_f64().unwrap(), i[1].as_f64().unwrap())
+    };
+    let harness_interval = match harness_as_a {
+        0 => (0.0, 0.0),
+        1 => (0.0, 0.5),
+        _ => (0.5, 0.5),
+    };
+    assert_eq!(scores["conditions"], json!(CONDITIONS));
     for c in scores["criteria"].as_array().unwrap() {
         assert_eq!(c["answers"], 4);
-        assert_eq!(c["preferences"][0]["count"], harness_as_a);
-        assert_eq!(c["preferences"][1]["count"], 2 - harness_as_a);
-        assert_eq!(c["preferences"][2]["count"], 2, "r2 said no preference");
+        let preferences = c["preferences"].as_array().unwrap();
+        assert_eq!(preferences[0]["choice"], CONDITIONS[0]);
+        assert_eq!(preferences[0]["count"], harness_as_a);
+        assert_eq!(preferences[1]["count"], 2 - harness_as_a);
+        assert_eq!(preferences[2]["count"], 2, "r2 said no preference");
+        assert_eq!(preferences[0]["rate"], harness_as_a as f64 / 4.0);
+        assert_eq!(interval(&preferences[0]), harness_interval, "{c}");
+        assert_eq!(interval(&preferences[2]), (0.5, 0.5), "{c}");
+        assert_eq!(c["kappa_pairs"], 2, "both raters answered both pairs");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

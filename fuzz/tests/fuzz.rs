@@ -12,11 +12,13 @@
 //!
 //! To add a target, add its corpus directory and one entry to [`targets`].
 
+use cantus::experiment::run::parse_results;
 use cantus::settings::Settings;
 use cantus_framework::Budget;
 use cantus_fuzz::{CountingAllocator, Limits, Target, no_generated, nothing_more, run};
 use cantus_music::format::{self, Format, ReadOptions};
 use cantus_music::{PitchLevel, Score, grammar, midi};
+use cantus_render::blind::{Key, Ratings, scores};
 use cantus_twelve_tone::spec::{Spec, compile_brief};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -148,6 +150,94 @@ fn mxl_seeds() -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// The results file a fuzz input is read as.
+const RESULTS: &str = "results.jsonl";
+
+/// Issue 28: a results file loses nothing. Every line of what was read is the
+/// header, a record or a bad line (whose place in the input is its bytes, so it
+/// can be moved aside whole), and the bad lines are in file order.
+fn results_lose_nothing(b: &[u8]) {
+    let Ok(results) = parse_results(b, Path::new(RESULTS)) else {
+        return;
+    };
+    let lines = b.split(|&c| c == b'\n').count() - usize::from(b.ends_with(b"\n") || b.is_empty());
+    assert_eq!(
+        usize::from(results.header.is_some()) + results.records.len() + results.bad.len(),
+        lines,
+        "every line of a results file is the header, a record or a bad line"
+    );
+    let mut end = 0;
+    for bad in &results.bad {
+        let (from, to) = (bad.offset as usize, (bad.offset + bad.length) as usize);
+        assert!(
+            from >= end && to <= b.len() && to > from,
+            "bad line {} at {from}..{to}",
+            bad.line
+        );
+        assert!(
+            to == b.len() || b[to - 1] == b'\n',
+            "a bad line ends at its newline"
+        );
+        end = to;
+    }
+}
+
+/// The key the ratings fuzz inputs are scored with: the pairs of the seeds.
+fn ratings_key() -> Key {
+    let text = r#"{"seed": 5, "conditions": ["harness", "raw"], "pairs": [
+        {"pair": "pair-01", "A": {"condition": "harness"}, "B": {"condition": "raw"}},
+        {"pair": "pair-02", "A": {"condition": "raw"}, "B": {"condition": "harness"}},
+        {"pair": "pair-03", "A": {"condition": "harness"}, "B": {"condition": "raw"}}]}"#;
+    Key::from_json(text, Path::new("key.json")).expect("the fuzz key reads")
+}
+
+fn read_ratings(b: &[u8], key: &Key) -> Option<Ratings> {
+    let mut ratings = Ratings::default();
+    ratings.read(b, Path::new("ratings.csv"), key).ok()?;
+    Some(ratings)
+}
+
+/// Issue 28: ratings that read score without a panic, every answer once: the
+/// preference counts of a criterion sum to its answers, which are at most the
+/// rows not repeated; rates and intervals lie in [0, 1]. The same file read twice
+/// counts each answer once.
+fn ratings_count_once(b: &[u8]) {
+    let key = ratings_key();
+    let Some(ratings) = read_ratings(b, &key) else {
+        return;
+    };
+    let once = scores(&key, &ratings);
+    for c in &once.criteria {
+        assert_eq!(
+            c.preferences.iter().map(|p| p.count).sum::<usize>(),
+            c.answers
+        );
+        assert!(c.answers <= ratings.rows - ratings.repeated);
+        for p in &c.preferences {
+            assert!((0.0..=1.0).contains(&p.rate), "rate {}", p.rate);
+            if let Some((lo, hi)) = p.interval {
+                assert!(0.0 <= lo && lo <= hi && hi <= 1.0, "interval {lo}..{hi}");
+            }
+        }
+    }
+    let mut twice = ratings;
+    twice
+        .read(b, Path::new("again.csv"), &key)
+        .expect("a ratings file read once reads again");
+    let again = scores(&key, &twice);
+    let counts = |s: &cantus_render::blind::Scores| -> Vec<Vec<usize>> {
+        s.criteria
+            .iter()
+            .map(|c| c.preferences.iter().map(|p| p.count).collect())
+            .collect()
+    };
+    assert_eq!(
+        counts(&again),
+        counts(&once),
+        "the same file twice counts once"
+    );
+}
+
 /// Every target. Limits are per input; the memory ones were set from the worst
 /// peaks measured (see the summary this test prints) with room to spare.
 fn targets() -> Vec<Target> {
@@ -260,6 +350,31 @@ fn targets() -> Vec<Target> {
             dictionary: &[b" bpm", b" bars", b" voices", b"72.5", b"-3", b"100000000000000000000000000000", b" in 3/4", b" on Webern's Op. 21 row", b" canon at the fifth", b"\"", b"twenty-four", b" seed "],
             // Tokens with their positions: about 100 bytes per character of brief.
             limits: Limits { time, base_bytes: 4 * MIB, per_byte: 256 },
+        },
+        Target {
+            name: "results",
+            read: |b| {
+                let _ = parse_results(b, Path::new(RESULTS)).map(|r| r.whole(Path::new(RESULTS)));
+            },
+            also: results_lose_nothing,
+            generated: no_generated,
+            dictionary: &[b"{\"kind\":\"run\",", b"{\"kind\":\"experiment\",", b"\"files\":[{\"path\":\"../x\",\"sha256\":\"00\"}]", b"\"path\":\"/etc/passwd\"", b"\"path\":\"traces/", b"\"path\":\"runs/", b"\n", b"1e400", b"0.09090909090909091", b"\"\\u0000\""],
+            // serde_json's values: about 40 bytes per byte of JSON, and one line at a time.
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 64 },
+        },
+        Target {
+            name: "ratings",
+            read: |b| {
+                let key = ratings_key();
+                if let Some(ratings) = read_ratings(b, &key) {
+                    let _ = scores(&key, &ratings);
+                }
+            },
+            also: ratings_count_once,
+            generated: no_generated,
+            dictionary: &[b"rater,pair,criterion,preference,rating_a,rating_b\n", b"r1,pair-01,coherence,A,3,4\n", b"pair-02", b"pair-09", b",none,", b",B,,", b"overall-quality", b"rule-adherence", b"\"", b"\"\"", b"\r\n", b",6,", b",0,"],
+            // The answers and a map of where each was first read: a few hundred bytes per row.
+            limits: Limits { time, base_bytes: 4 * MIB, per_byte: 64 },
         },
     ]
 }

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The piece: .txt (grammar), .mid or .musicxml.
+    /// The piece: .txt (grammar), .mid or .musicxml; at most 20,000 notes (every pitch
+    /// of every event) are analysed.
     file: PathBuf,
     /// The row ("0 11 7 …", note names, or a historical name such as "Webern Op. 21"); inferred when absent.
     #[arg(long)]

@@ -2,8 +2,9 @@
 //! scores the ratings raters exported from it.
 
 use super::{Exit, bad_input};
+use cantus_render::RenderError;
 use cantus_render::audio::Instrument;
-use cantus_render::blind::{BlindOptions, build, score};
+use cantus_render::blind::{BlindOptions, MANIFEST, build, check, key_place, score};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -19,13 +20,14 @@ pub struct Args {
     /// The two conditions to compare, e.g. harness,raw.
     #[arg(long, value_delimiter = ',', default_value = "harness,raw")]
     conditions: Vec<String>,
-    /// Seed of the pair choice and the sides.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed of the pair choice and the sides (default: a fresh one; either way it is
+    /// recorded in the key).
+    #[arg(long)]
+    seed: Option<u64>,
     /// The package directory to create (raters get only this).
     #[arg(long, value_name = "PKG")]
     out: Option<PathBuf>,
-    /// Where to write the key (default: PKG.key.json beside the package, not in it).
+    /// Where to write the key (default: PKG.key.json beside the package); never inside it.
     #[arg(long, value_name = "FILE")]
     key: Option<PathBuf>,
     /// The SoundFont (.sf2); default: CANTUS_SOUNDFONT, else the standard places.
@@ -47,9 +49,32 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check a package against its MANIFEST.sha256: every file listed, unchanged, and
+    /// nothing else in it (hidden files too).
+    Check {
+        /// The package directory.
+        package: PathBuf,
+    },
 }
 
 pub fn run(args: Args) -> Exit {
+    if let Some(Command::Check { package }) = &args.command {
+        return match check(package) {
+            Ok(c) => {
+                say!(
+                    "{}: {} files, each as {MANIFEST} lists it, and nothing else",
+                    package.display(),
+                    c.files
+                );
+                Exit::Ok
+            }
+            Err(e @ RenderError::Io { .. }) => bad_input(e),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Exit::Failed
+            }
+        };
+    }
     if let Some(Command::Score { key, ratings, json }) = args.command {
         return match score(&key, &ratings) {
             Ok(scores) if json => {
@@ -74,11 +99,11 @@ pub fn run(args: Args) -> Exit {
     let Ok(conditions) = <[String; 2]>::try_from(args.conditions) else {
         return bad_input("--conditions takes two names, e.g. harness,raw");
     };
-    let key = args.key.unwrap_or_else(|| {
-        let mut name = out.file_name().unwrap_or_default().to_os_string();
-        name.push(".key.json");
-        out.with_file_name(name)
-    });
+    // Where the key goes is settled before anything is rendered.
+    let key = match key_place(&out, args.key.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return bad_input(e),
+    };
     let instrument = match cantus_render::tools::soundfont(args.soundfont.as_deref())
         .and_then(|sf| Instrument::load(&sf))
     {
@@ -90,7 +115,7 @@ pub fn run(args: Args) -> Exit {
         conditions,
         seed: args.seed,
         out,
-        key,
+        key: Some(key),
         instrument,
     };
     match build(&dir, &options) {
@@ -106,11 +131,15 @@ pub fn run(args: Args) -> Exit {
             }
             say!("wrote {} ({} pairs)", pkg.index.display(), pkg.pairs);
             say!(
-                "manifest {} (check with: cd {} && sha256sum -c MANIFEST.sha256)",
+                "manifest {} (check with: cantus blind check {})",
                 pkg.manifest.display(),
                 options.out.display()
             );
-            say!("key {} (keep it from the raters)", pkg.key.display());
+            say!(
+                "key {} (sides drawn with seed {}; keep it from the raters)",
+                pkg.key.display(),
+                pkg.seed
+            );
             Exit::Ok
         }
         Err(e) => bad_input(e),

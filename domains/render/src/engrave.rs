@@ -77,7 +77,7 @@ pub fn source(score: &Score, annotations: &Annotations, target: Target) -> Resul
 
 /// Writes `source` to `dir/stem.ly` and engraves it to `dir/stem.<target>`.
 pub fn engrave(source: &str, dir: &Path, stem: &str, target: Target) -> Result<Engraved> {
-    std::fs::create_dir_all(dir).map_err(|e| RenderError::io(dir, e))?;
+    crate::error::output_dir(dir)?;
     let ly = dir.join(format!("{stem}.ly"));
     std::fs::write(&ly, source).map_err(|e| RenderError::io(&ly, e))?;
     let mut done = engrave_files(std::slice::from_ref(&ly), dir, target)?;
@@ -141,52 +141,77 @@ pub fn engrave_files(files: &[PathBuf], dir: &Path, target: Target) -> Result<Ve
     Ok(all.into_iter().map(|(_, e)| e).collect())
 }
 
-/// One LilyPond run over `files`.
+/// One LilyPond run over `files`. LilyPond cannot read every path (it takes a `:`
+/// in a file name for a separator, and fails), so each file is copied under a plain
+/// name (`score-N.ly`) into a staging folder inside `dir`, engraved there, and its
+/// engraving moved to `dir/<stem>.<target>`; messages name the original files.
 fn engrave_batch(
     program: &Path,
     files: &[PathBuf],
     dir: &Path,
     target: Target,
 ) -> Result<Vec<Engraved>> {
+    let staging = Staging::new(dir)?;
+    let staged: Vec<String> = (0..files.len()).map(|i| format!("score-{i}.ly")).collect();
+    for (file, name) in files.iter().zip(&staged) {
+        let to = staging.0.join(name);
+        std::fs::copy(file, &to).map_err(|e| RenderError::io(file, e))?;
+    }
     let mut command = Command::new(program);
     command
-        .current_dir(dir)
+        .current_dir(&staging.0)
         .arg("--loglevel=WARNING")
         .arg("-dno-point-and-click")
         .arg(format!("--{}", target.extension()));
     if target == Target::Png {
         command.arg(format!("-dresolution={PNG_DPI}"));
     }
-    let absolute: Vec<PathBuf> = files
-        .iter()
-        .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
-        .collect();
-    command.args(&absolute);
-    let stderr = run_bounded(command, files.first().cloned().unwrap_or_default())?;
+    command.args(&staged);
+    // Messages name the files as the user knows them.
+    let named = |text: &str| {
+        staged
+            .iter()
+            .zip(files)
+            .fold(text.to_owned(), |t, (name, file)| {
+                t.replace(name, &file.display().to_string())
+            })
+    };
+    let stderr =
+        run_bounded(command, files.first().cloned().unwrap_or_default()).map_err(|e| match e {
+            RenderError::Engraver {
+                source_file,
+                stderr,
+            } => RenderError::Engraver {
+                source_file,
+                stderr: named(&stderr),
+            },
+            other => other,
+        })?;
     let lines: Vec<&str> = stderr.lines().collect();
     let mut out = Vec::with_capacity(files.len());
-    for (file, abs) in files.iter().zip(&absolute) {
+    for (file, name) in files.iter().zip(&staged) {
         let stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let produced = dir.join(format!("{stem}.{}", target.extension()));
-        let name = abs.to_string_lossy();
+        let made = staging.0.join(name).with_extension(target.extension());
         let warnings: Vec<String> = lines
             .iter()
             .filter(|l| {
                 let lower = l.to_lowercase();
                 (lower.contains("warning") || lower.contains("error") || lower.contains("barcheck"))
-                    && (files.len() == 1 || l.contains(name.as_ref()))
+                    && (files.len() == 1 || l.contains(name.as_str()))
             })
-            .map(|l| (*l).to_owned())
+            .map(|l| named(l))
             .collect();
-        if !produced.is_file() {
+        if !made.is_file() {
             return Err(RenderError::Engraver {
                 source_file: file.clone(),
-                stderr: stderr.clone(),
+                stderr: named(&stderr),
             });
         }
+        let produced = dir.join(format!("{stem}.{}", target.extension()));
+        std::fs::rename(&made, &produced).map_err(|e| RenderError::io(&produced, e))?;
         out.push(Engraved {
             source: file.clone(),
             file: produced,
@@ -194,6 +219,26 @@ fn engrave_batch(
         });
     }
     Ok(out)
+}
+
+/// A folder inside the output directory for one LilyPond run, removed when dropped.
+struct Staging(PathBuf);
+
+impl Staging {
+    fn new(dir: &Path) -> Result<Staging> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!(".cantus-lilypond-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).map_err(|e| RenderError::io(&path, e))?;
+        Ok(Staging(path))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Runs LilyPond, stopping it after the timeout; returns what it printed on stderr.

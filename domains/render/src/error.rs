@@ -1,6 +1,6 @@
 //! What can go wrong when rendering, as one typed error for the whole crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// An external program or file the renderer needs, and how to get it.
@@ -56,6 +56,12 @@ pub enum RenderError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The output directory given is a file (never replaced).
+    #[error("{}: is a file, not a directory; choose another --out", .path.display())]
+    OutputIsAFile {
+        /// The file.
+        path: PathBuf,
+    },
     /// A piece that cannot be read (format, grammar, MIDI errors), or a run
     /// directory without a piece.
     #[error("{}: {message}", .path.display())]
@@ -102,9 +108,9 @@ pub enum RenderError {
         /// Why.
         message: String,
     },
-    /// A score too long to synthesise within the renderer's limits.
+    /// A score too long or too short to synthesise within the renderer's limits.
     #[error("cannot synthesise: {0}")]
-    TooLong(String),
+    Duration(String),
     /// A blind-evaluation input or ratings file that does not fit its contract.
     #[error("{}: {message}", .path.display())]
     Blind {
@@ -123,6 +129,17 @@ impl RenderError {
             source,
         }
     }
+}
+
+/// Makes the output directory `dir` (and its parents) unless it is there; a file
+/// there is refused, never replaced.
+pub(crate) fn output_dir(dir: &Path) -> Result<()> {
+    if dir.symlink_metadata().is_ok() && !dir.is_dir() {
+        return Err(RenderError::OutputIsAFile {
+            path: dir.to_path_buf(),
+        });
+    }
+    std::fs::create_dir_all(dir).map_err(|e| RenderError::io(dir, e))
 }
 
 /// The crate's result type.

@@ -45,7 +45,7 @@ pub fn render(request: &Request) -> Result<Rendered> {
             input.parent().map(Path::to_path_buf).unwrap_or_default()
         }
     });
-    std::fs::create_dir_all(&out).map_err(|e| crate::RenderError::io(&out, e))?;
+    crate::error::output_dir(&out)?;
     let mut done = Rendered::default();
     let page_options = |format: AudioFormat| -> Result<PageOptions> {
         let sf = crate::tools::soundfont(request.soundfont.as_deref())?;

@@ -145,3 +145,93 @@ fn broken_ratings_are_refused_with_line_and_column() {
         );
     }
 }
+
+/// Issue 28, finding 6: one rater's answer for one pair and criterion counts once,
+/// however often it is read; two different answers are refused, naming both rows.
+#[test]
+fn an_answer_read_twice_counts_once_and_a_changed_answer_is_refused() {
+    let dir = common::temp_dir("duplicates");
+    let key = write(&dir, "key.json", KEY);
+    let answers = [("pair-01", "coherence", "A"), ("pair-02", "coherence", "B")];
+    let r1 = write(&dir, "r1.csv", &csv("r1", &answers));
+    let r2 = write(
+        &dir,
+        "r2.csv",
+        &csv("r2", &[("pair-01", "coherence", "none")]),
+    );
+    let once = score(&key, &[r1.clone(), r2.clone()]).expect("scored");
+    // The same file given twice (and r2's twice): every count as with each once.
+    let twice = score(&key, &[r1.clone(), r2.clone(), r1.clone(), r2.clone()]).expect("scored");
+    let counts = |s: &cantus_render::blind::Scores| -> Vec<(usize, Vec<usize>, [Option<f64>; 2])> {
+        s.criteria
+            .iter()
+            .map(|c| {
+                (
+                    c.answers,
+                    c.preferences.iter().map(|p| p.count).collect(),
+                    c.mean_rating,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(counts(&twice), counts(&once));
+    assert_eq!((once.rows, once.repeated), (3, 0));
+    assert_eq!((twice.rows, twice.repeated), (6, 3));
+    assert_eq!(twice.raters, 2);
+    assert!(
+        twice
+            .text()
+            .contains("3 rows repeated an answer already read"),
+        "{}",
+        twice.text()
+    );
+    // A second export that fills in what the first left empty completes the answer.
+    let partial = write(
+        &dir,
+        "partial.csv",
+        &format!("{CSV_HEADER}\nr3,pair-01,coherence,A,,\n"),
+    );
+    let later = write(
+        &dir,
+        "later.csv",
+        &format!("{CSV_HEADER}\nr3,pair-01,coherence,A,2,5\n"),
+    );
+    let filled = score(&key, &[partial, later]).expect("scored");
+    let coherence = filled
+        .criteria
+        .iter()
+        .find(|c| c.criterion.id() == "coherence")
+        .unwrap();
+    assert_eq!(coherence.answers, 1);
+    assert_eq!(coherence.mean_rating, [Some(2.0), Some(5.0)]);
+    // r1 changes its mind on pair-01 (B is raw there): refused, both rows named.
+    let changed = write(
+        &dir,
+        "changed.csv",
+        &format!("{CSV_HEADER}\nr1,pair-02,coherence,B,3,4\nr1,pair-01,coherence,B,3,4\n"),
+    );
+    let err = score(&key, &[r1.clone(), changed.clone()])
+        .expect_err("two answers")
+        .to_string();
+    assert!(
+        err.contains(&format!("{}: line 3", changed.display()))
+            && err.contains(&format!("{} line 2", r1.display()))
+            && err.contains("rater \"r1\"")
+            && err.contains("pair-01 coherence")
+            && err.contains("harness there, raw here"),
+        "{err}"
+    );
+    // Within one file too, and for a rating.
+    let rerated = write(
+        &dir,
+        "rerated.csv",
+        &format!("{CSV_HEADER}\nr1,pair-01,coherence,A,3,4\nr1,pair-01,coherence,A,3,5\n"),
+    );
+    let err = score(&key, &[rerated])
+        .expect_err("two ratings")
+        .to_string();
+    assert!(
+        err.contains("line 3") && err.contains("rating 4 there, 5 here"),
+        "{err}"
+    );
+}

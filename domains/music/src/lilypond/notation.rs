@@ -138,8 +138,11 @@ pub(super) fn clef(pitches: impl Iterator<Item = u8>) -> &'static str {
     }
 }
 
-/// A LilyPond string literal: quotes and backslashes escaped, control characters
-/// (newlines, tabs) turned into spaces.
+/// A LilyPond string literal — the one way any name (title, part, mark) reaches a
+/// LilyPond file: quotes and backslashes escaped, and every character LilyPond
+/// cannot take turned into a space: control characters (newlines, tabs, C1) and
+/// the Unicode line and paragraph separators U+2028 and U+2029 (LilyPond 2.24
+/// aborts on them, even inside a string).
 pub(super) fn string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
@@ -147,7 +150,7 @@ pub(super) fn string_literal(text: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push(' '),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => out.push(' '),
             c => out.push(c),
         }
     }
@@ -234,5 +237,6 @@ mod tests {
         let es_major = Key::from_fifths(-3, Mode::Major);
         assert_eq!(key_command(es_major).as_deref(), Some("\\key es \\major"));
         assert_eq!(string_literal("A \"B\"\\\n"), "\"A \\\"B\\\"\\\\ \"");
+        assert_eq!(string_literal("a\u{2028}b\u{2029}c\u{85}d"), "\"a b c d\"");
     }
 }

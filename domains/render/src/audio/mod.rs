@@ -41,6 +41,10 @@ pub const SAMPLE_RATE: u32 = 44_100;
 /// of stereo is about 200 MB).
 pub const MAX_SECONDS: f64 = 600.0;
 
+/// Shortest audio rendered, in seconds: a piece over sooner (a tempo of a
+/// billion beats a minute) would be an empty file, not a rendering.
+pub const MIN_SECONDS: f64 = 0.1;
+
 /// Velocity of every note (as the MIDI writer's).
 const VELOCITY: i32 = cantus_music::midi::NOTE_ON_VELOCITY as i32;
 
@@ -103,8 +107,14 @@ pub fn score_seconds(score: &Score, tempo: &TempoMap) -> f64 {
 pub fn synthesise(score: &Score, tempo: &TempoMap, instrument: &Instrument) -> Result<Audio> {
     let seconds = score_seconds(score, tempo);
     if !(seconds.is_finite() && seconds <= MAX_SECONDS) {
-        return Err(RenderError::TooLong(format!(
+        return Err(RenderError::Duration(format!(
             "the score lasts {seconds:.0} s; at most {MAX_SECONDS:.0} s are rendered"
+        )));
+    }
+    if seconds < MIN_SECONDS {
+        return Err(RenderError::Duration(format!(
+            "the score lasts {seconds:.2e} s at its tempo; at least {MIN_SECONDS} s are \
+             rendered (is the tempo right?)"
         )));
     }
     let total = (seconds * f64::from(SAMPLE_RATE)).round() as usize;

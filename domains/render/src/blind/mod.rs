@@ -3,15 +3,20 @@
 //!
 //! # Input contract
 //!
-//! Until the experiment runner exists, `cantus blind DIR` reads a directory of
-//! run folders, each holding a piece (`piece.txt`, `.musicxml` or `.mid`, or the
-//! `unreleased-` ones) and a `report.json` with three strings:
+//! `cantus blind DIR` reads a directory of run folders (or an experiment's output
+//! directory, whose run folders are under `runs/`), each holding a piece
+//! (`piece.txt`, `.musicxml` or `.mid`, or the `unreleased-` ones) and a
+//! `report.json` naming its study cell under `"study"` — as every run folder of
+//! `cantus experiment run` (with `run_folders = true`) and of `cantus bank` does —
+//! or, in a folder made by hand, at its top:
 //!
 //! * `condition` — e.g. `harness` or `raw` (required);
 //! * `task` — what was asked (default: the report's `brief.text`);
 //! * `model` — who proposed (default: the trace's `run.proposer`).
 //!
-//! Pairs are runs of the same task and model under the two conditions.
+//! Pairs are runs of the same task and model under the two conditions. From an
+//! experiment to a package is two commands: `cantus experiment run FILE --out DIR`
+//! (with `run_folders = true`), then `cantus blind DIR --conditions A,B --out PKG`.
 //!
 //! # The package
 //!
@@ -21,14 +26,23 @@
 //! no preference and a 1–5 rating of each side; an "export ratings" button that
 //! downloads a CSV), the pair files, `PKG/MANIFEST.sha256` (`sha256sum -c`
 //! format, every file of the package), and the key — which side is which
-//! condition — outside the package. [`score`] reads the key and the CSVs back.
+//! condition, and the seed the sides were drawn with (a fresh one unless given) —
+//! outside the package, refused inside it however the path is spelled. [`check`]
+//! holds a package to its manifest (no file missing, changed or added); [`score`]
+//! reads the key and the CSVs back.
 
+mod key;
+mod manifest;
 mod package;
+mod ratings;
 mod score;
 pub mod stats;
 
+pub use key::{KEY_FILE_CAP, Key};
+pub use manifest::{Checked, MANIFEST, check, key_place};
 pub use package::{BlindOptions, Package, build};
-pub use score::{CriterionResult, RaterAgreement, Scores, score};
+pub use ratings::{RATINGS_LINE_CAP, Ratings};
+pub use score::{CriterionResult, RaterAgreement, Scores, score, scores};
 
 /// The four criteria of the harness paper's expert study, in its order.
 pub const CRITERIA: [Criterion; 4] = [

@@ -1,12 +1,13 @@
 //! Building the package: choose pairs, hide which is which, render both sides,
 //! write the rating page, the manifest and the key.
 
-use super::{CRITERIA, CSV_HEADER};
+use super::{CRITERIA, CSV_HEADER, manifest};
 use crate::audio::{AudioFormat, Instrument, render as render_audio};
 use crate::engrave::{Target, engrave_files, source};
 use crate::error::{RenderError, Result};
 use crate::piece::Piece;
 use crate::report::escape;
+use cantus_bounded as bounded;
 use cantus_music::annotation::Annotations;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -23,11 +24,14 @@ pub struct BlindOptions {
     pub pairs: usize,
     /// The two conditions compared, e.g. `harness` and `raw`.
     pub conditions: [String; 2],
-    pub seed: u64,
+    /// The seed of the pair choice and the sides; `None`: a fresh one from the
+    /// system's randomness (recorded in the key either way), so two packages never
+    /// share their sides by default.
+    pub seed: Option<u64>,
     /// The package directory (created; must be empty or absent).
     pub out: PathBuf,
-    /// Where the key goes: outside the package.
-    pub key: PathBuf,
+    /// Where the key goes; never inside the package. `None`: `PKG.key.json` beside it.
+    pub key: Option<PathBuf>,
     pub instrument: Instrument,
 }
 
@@ -37,6 +41,8 @@ pub struct Package {
     pub index: PathBuf,
     pub manifest: PathBuf,
     pub key: PathBuf,
+    /// The seed the pairs and sides were drawn with (in the key too).
+    pub seed: u64,
     /// Pairs in the package.
     pub pairs: usize,
     /// Pairs the input offered.
@@ -62,7 +68,8 @@ fn contract_error(folder: &Path, message: String) -> RenderError {
 
 fn read_run(folder: &Path) -> Result<Run> {
     let path = folder.join("report.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| RenderError::io(&path, e))?;
+    let text = bounded::read_text(&path, bounded::TEXT_FILE_CAP, "report.json")
+        .map_err(|e| RenderError::io(&path, e))?;
     let report: Value = serde_json::from_str(&text)
         .map_err(|e| contract_error(folder, format!("not JSON: {e}")))?;
     let text_at = |pointer: &str| {
@@ -71,18 +78,24 @@ fn read_run(folder: &Path) -> Result<Run> {
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    let condition = text_at("/condition").ok_or_else(|| {
+    // An experiment's run folder names its cell under "study"; a folder made by
+    // hand may name it at the top.
+    let key =
+        |name: &str| text_at(&format!("/study/{name}")).or_else(|| text_at(&format!("/{name}")));
+    let condition = key("condition").ok_or_else(|| {
         contract_error(
             folder,
-            "needs a \"condition\" string (e.g. \"harness\" or \"raw\")".into(),
+            "needs a \"condition\" string (e.g. \"harness\" or \"raw\"); the run folders of \
+             `cantus experiment run` (with run_folders = true) and `cantus bank` name it"
+                .into(),
         )
     })?;
-    let task = text_at("/task")
+    let task = key("task")
         .or_else(|| text_at("/brief/text"))
         .ok_or_else(|| {
             contract_error(folder, "needs a \"task\" string (or a brief.text)".into())
         })?;
-    let model = match text_at("/model") {
+    let model = match key("model") {
         Some(m) => m,
         None => {
             let trace = folder.join("trace.jsonl");
@@ -112,6 +125,13 @@ fn read_run(folder: &Path) -> Result<Run> {
 
 /// Builds the package (see the module docs).
 pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
+    let key_path = manifest::key_place(&options.out, options.key.as_deref())?;
+    let seed = options.seed.unwrap_or_else(|| fastrand::Rng::new().u64(..));
+    if options.out.symlink_metadata().is_ok() && !options.out.is_dir() {
+        return Err(RenderError::OutputIsAFile {
+            path: options.out.clone(),
+        });
+    }
     if options.out.exists()
         && std::fs::read_dir(&options.out)
             .map_err(|e| RenderError::io(&options.out, e))?
@@ -152,12 +172,21 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
             ),
         });
     }
-    let mut rng = fastrand::Rng::with_seed(options.seed);
+    let mut rng = fastrand::Rng::with_seed(seed);
     rng.shuffle(&mut candidates);
     candidates.truncate(options.pairs);
 
     let out = &options.out;
-    std::fs::create_dir_all(out).map_err(|e| RenderError::io(out, e))?;
+    let created = !out.exists();
+    crate::error::output_dir(out)?;
+    // Once more now that the package exists: a key path through a link that led
+    // nowhere before may lead into it now.
+    if let Err(e) = manifest::key_place(out, Some(&key_path)) {
+        if created {
+            let _ = std::fs::remove_dir(out);
+        }
+        return Err(e);
+    }
     let mut sources = Vec::new();
     let mut key_pairs = Vec::new();
     let mut pairs_html = String::new();
@@ -210,61 +239,34 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
     let index = out.join("index.html");
     std::fs::write(&index, page(&pairs_html, candidates.len()))
         .map_err(|e| RenderError::io(&index, e))?;
-    let manifest = write_manifest(out)?;
-    let manifest_hash = hex(&Sha256::digest(
+    let manifest = manifest::write(out)?;
+    let manifest_hash = manifest::hex(&Sha256::digest(
         std::fs::read(&manifest).map_err(|e| RenderError::io(&manifest, e))?,
     ));
     let key = json!({
-        "seed": options.seed,
+        "seed": seed,
         "conditions": options.conditions,
         "package": out.display().to_string(),
         "manifest_sha256": manifest_hash,
         "pairs": key_pairs,
     });
-    if let Some(parent) = options.key.parent().filter(|p| !p.as_os_str().is_empty()) {
+    if let Some(parent) = key_path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| RenderError::io(parent, e))?;
     }
     std::fs::write(
-        &options.key,
+        &key_path,
         serde_json::to_string_pretty(&key).unwrap_or_default(),
     )
-    .map_err(|e| RenderError::io(&options.key, e))?;
+    .map_err(|e| RenderError::io(&key_path, e))?;
     Ok(Package {
         index,
         manifest,
-        key: options.key.clone(),
+        key: key_path,
+        seed,
         pairs: candidates.len(),
         available,
         warnings,
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
-/// `MANIFEST.sha256`: `<sha256>  <file>` for every file of the package, by name.
-fn write_manifest(dir: &Path) -> Result<PathBuf> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| RenderError::io(dir, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "MANIFEST.sha256")
-        .collect();
-    names.sort();
-    let mut text = String::new();
-    for name in names {
-        let path = dir.join(&name);
-        let bytes = std::fs::read(&path).map_err(|e| RenderError::io(&path, e))?;
-        let _ = writeln!(text, "{}  {name}", hex(&Sha256::digest(&bytes)));
-    }
-    let manifest = dir.join("MANIFEST.sha256");
-    std::fs::write(&manifest, text).map_err(|e| RenderError::io(&manifest, e))?;
-    Ok(manifest)
 }
 
 fn pair_html(id: &str, number: usize) -> String {

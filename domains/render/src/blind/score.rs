@@ -10,28 +10,22 @@
 //! * Per rater: answers given, and the share agreeing with the majority of the
 //!   other raters on the same pair and criterion (ties among the others skipped).
 //! * Mean 1–5 rating of each condition per criterion.
+//!
+//! Each (rater, pair, criterion) is one answer however often it is read (see
+//! `ratings`), and every count is made in one pass over the answers: scoring is
+//! linear in the rows.
 
+use super::key::Key;
+use super::ratings::{Answer, Ratings};
 use super::stats::{bootstrap_interval, fleiss_kappa};
-use super::{CRITERIA, CSV_HEADER, Criterion};
-use crate::error::{RenderError, Result};
+use super::{CRITERIA, Criterion};
+use crate::error::Result;
 use serde::Serialize;
-use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 2000;
-
-/// One answer: a preferred condition (index 0 or 1, `None` for no preference) and
-/// the ratings of each condition's piece.
-#[derive(Clone, Debug, PartialEq)]
-struct Answer {
-    rater: String,
-    pair: String,
-    criterion: Criterion,
-    preferred: Option<Option<usize>>,
-    ratings: [Option<u8>; 2],
-}
 
 /// The results for one criterion.
 #[derive(Clone, Debug, Serialize)]
@@ -76,75 +70,28 @@ pub struct Scores {
     pub raters: usize,
     /// CSV rows read.
     pub rows: usize,
+    /// Rows that repeated an answer already read (the same file twice, a second
+    /// export): each answer counts once.
+    pub repeated: usize,
     /// Pairs with at least one answer.
     pub pairs_rated: usize,
     pub criteria: Vec<CriterionResult>,
     pub per_rater: Vec<RaterAgreement>,
 }
 
-fn blind_error(path: &Path, message: String) -> RenderError {
-    RenderError::Blind {
-        path: path.to_path_buf(),
-        message,
-    }
-}
-
 /// Reads the key and every ratings CSV and computes the [`Scores`].
 pub fn score(key_path: &Path, ratings: &[PathBuf]) -> Result<Scores> {
-    let text = std::fs::read_to_string(key_path).map_err(|e| RenderError::io(key_path, e))?;
-    let key: Value =
-        serde_json::from_str(&text).map_err(|e| blind_error(key_path, format!("not JSON: {e}")))?;
-    let conditions: [String; 2] = key
-        .get("conditions")
-        .and_then(Value::as_array)
-        .and_then(|c| {
-            let names: Vec<String> = c
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect();
-            names.try_into().ok()
-        })
-        .ok_or_else(|| blind_error(key_path, "needs \"conditions\": two names".into()))?;
-    let seed = key.get("seed").and_then(Value::as_u64).unwrap_or(0);
-    // pair → condition index of side A and of side B.
-    let mut sides: BTreeMap<String, [usize; 2]> = BTreeMap::new();
-    for p in key
-        .get("pairs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let id = p
-            .get("pair")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let side = |s: &str| {
-            let c = p
-                .pointer(&format!("/{s}/condition"))
-                .and_then(Value::as_str)?;
-            conditions.iter().position(|x| x == c)
-        };
-        match (side("A"), side("B")) {
-            (Some(a), Some(b)) => {
-                sides.insert(id, [a, b]);
-            }
-            _ => {
-                return Err(blind_error(
-                    key_path,
-                    format!("pair {id:?} names no known conditions"),
-                ));
-            }
-        }
-    }
-    let mut answers = Vec::new();
-    let mut rows = 0usize;
+    let key = Key::read(key_path)?;
+    let mut read = Ratings::default();
     for path in ratings {
-        let text = std::fs::read_to_string(path).map_err(|e| RenderError::io(path, e))?;
-        let parsed = parse_csv(path, &text, &sides)?;
-        rows += parsed.len();
-        answers.extend(parsed);
+        read.read_file(path, &key)?;
     }
+    Ok(scores(&key, &read))
+}
+
+/// The [`Scores`] of `ratings` under `key`.
+pub fn scores(key: &Key, ratings: &Ratings) -> Scores {
+    let answers = &ratings.answers;
     let raters: BTreeSet<&str> = answers.iter().map(|a| a.rater.as_str()).collect();
     let pairs_rated: BTreeSet<&str> = answers
         .iter()
@@ -153,115 +100,17 @@ pub fn score(key_path: &Path, ratings: &[PathBuf]) -> Result<Scores> {
         .collect();
     let criteria = CRITERIA
         .iter()
-        .map(|&c| criterion_result(c, &answers, &conditions, raters.len(), seed))
+        .map(|&c| criterion_result(c, answers, &key.conditions, raters.len(), key.seed))
         .collect();
-    let per_rater = raters.iter().map(|r| agreement(r, &answers)).collect();
-    Ok(Scores {
-        conditions,
+    Scores {
+        conditions: key.conditions.clone(),
         raters: raters.len(),
-        rows,
+        rows: ratings.rows,
+        repeated: ratings.repeated,
         pairs_rated: pairs_rated.len(),
         criteria,
-        per_rater,
-    })
-}
-
-/// Reads one ratings CSV (the export's header, then one row per pair and
-/// criterion); errors name the file, line and column.
-fn parse_csv(path: &Path, text: &str, sides: &BTreeMap<String, [usize; 2]>) -> Result<Vec<Answer>> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    match lines.next() {
-        Some((_, header)) if header.trim() == CSV_HEADER => {}
-        other => {
-            let line = other.map_or(1, |(i, _)| i + 1);
-            return Err(blind_error(
-                path,
-                format!("line {line}: expected the header {CSV_HEADER:?}"),
-            ));
-        }
+        per_rater: agreements(answers),
     }
-    let mut out = Vec::new();
-    for (i, line) in lines {
-        let at = |column: usize, why: String| {
-            blind_error(path, format!("line {}, column {column}: {why}", i + 1))
-        };
-        let fields = split_csv(line).map_err(|why| at(1, why))?;
-        if fields.len() != 6 {
-            return Err(at(
-                1,
-                format!("{} fields; expected 6 ({CSV_HEADER})", fields.len()),
-            ));
-        }
-        let [rater, pair, criterion, preference, rating_a, rating_b] =
-            <[String; 6]>::try_from(fields).map_err(|_| at(1, "6 fields expected".into()))?;
-        let side = *sides
-            .get(&pair)
-            .ok_or_else(|| at(2, format!("pair {pair:?} is not in the key")))?;
-        let criterion = Criterion::from_id(&criterion)
-            .ok_or_else(|| at(3, format!("unknown criterion {criterion:?}")))?;
-        let preferred = match preference.as_str() {
-            "" => None,
-            "A" => Some(Some(side[0])),
-            "B" => Some(Some(side[1])),
-            "none" => Some(None),
-            other => {
-                return Err(at(
-                    4,
-                    format!("preference {other:?}: expected A, B, none or empty"),
-                ));
-            }
-        };
-        let rating = |text: &str, column: usize| -> Result<Option<u8>> {
-            match text {
-                "" => Ok(None),
-                t => t
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|r| (1..=5).contains(r))
-                    .map(Some)
-                    .ok_or_else(|| at(column, format!("rating {t:?}: expected 1 to 5 or empty"))),
-            }
-        };
-        let (ra, rb) = (rating(&rating_a, 5)?, rating(&rating_b, 6)?);
-        let mut ratings = [None, None];
-        ratings[side[0]] = ra;
-        ratings[side[1]] = rb;
-        out.push(Answer {
-            rater,
-            pair,
-            criterion,
-            preferred,
-            ratings,
-        });
-    }
-    Ok(out)
-}
-
-/// Splits one CSV line (RFC 4180 quoting).
-fn split_csv(line: &str) -> std::result::Result<Vec<String>, String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        let field = fields.last_mut().ok_or("empty")?;
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            ('"', false) if field.is_empty() => quoted = true,
-            (',', false) => fields.push(String::new()),
-            (c, _) => field.push(c),
-        }
-    }
-    if quoted {
-        return Err("a quoted field is not closed".into());
-    }
-    Ok(fields)
 }
 
 fn criterion_result(
@@ -280,14 +129,13 @@ fn criterion_result(
         Some(Some(c)) => c,
         _ => 2,
     };
-    let mut by_pair: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Per pair, the answers in each category: a resample of the pairs then costs one
+    // step per pair, whatever the number of raters.
+    let mut by_pair: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
     for a in &answers {
-        by_pair
-            .entry(a.pair.as_str())
-            .or_default()
-            .push(category(a));
+        by_pair.entry(a.pair.as_str()).or_default()[category(a)] += 1;
     }
-    let clusters: Vec<&Vec<usize>> = by_pair.values().collect();
+    let clusters: Vec<[usize; 3]> = by_pair.values().copied().collect();
     let names = [
         conditions[0].clone(),
         conditions[1].clone(),
@@ -296,12 +144,9 @@ fn criterion_result(
     let preferences = (0..3)
         .map(|k| {
             let count = answers.iter().filter(|a| category(a) == k).count();
-            let rate = |sample: &[&&Vec<usize>]| {
-                let total: usize = sample.iter().map(|c| c.len()).sum();
-                let hits: usize = sample
-                    .iter()
-                    .map(|c| c.iter().filter(|&&x| x == k).count())
-                    .sum();
+            let rate = |sample: &[&[usize; 3]]| {
+                let total: usize = sample.iter().map(|c| c.iter().sum::<usize>()).sum();
+                let hits: usize = sample.iter().map(|c| c[k]).sum();
                 if total == 0 {
                     f64::NAN
                 } else {
@@ -326,14 +171,10 @@ fn criterion_result(
             }
         })
         .collect();
-    let complete: Vec<Vec<u32>> = by_pair
-        .values()
-        .filter(|cats| cats.len() == raters && raters >= 2)
-        .map(|cats| {
-            (0..3)
-                .map(|k| cats.iter().filter(|&&x| x == k).count() as u32)
-                .collect()
-        })
+    let complete: Vec<Vec<u32>> = clusters
+        .iter()
+        .filter(|counts| counts.iter().sum::<usize>() == raters && raters >= 2)
+        .map(|counts| counts.iter().map(|&n| n as u32).collect())
         .collect();
     let mean_rating = [0, 1].map(|c| {
         let values: Vec<f64> = all
@@ -353,38 +194,46 @@ fn criterion_result(
     }
 }
 
-fn agreement(rater: &str, all: &[Answer]) -> RaterAgreement {
+/// Each rater's agreement with the others' majority, in one pass: the answers per
+/// (pair, criterion) are counted once, and a rater's own answer taken out of them.
+fn agreements(all: &[Answer]) -> Vec<RaterAgreement> {
     let category = |a: &Answer| a.preferred.map(|p| p.unwrap_or(2));
-    let mine: Vec<&Answer> = all
-        .iter()
-        .filter(|a| a.rater == rater && a.preferred.is_some())
-        .collect();
-    let (mut compared, mut agreed) = (0usize, 0usize);
-    for a in &mine {
-        let mut counts = [0usize; 3];
-        for o in all
-            .iter()
-            .filter(|o| o.rater != rater && o.pair == a.pair && o.criterion == a.criterion)
-        {
-            if let Some(c) = category(o) {
-                counts[c] += 1;
-            }
+    let mut totals: HashMap<(&str, Criterion), [usize; 3]> = HashMap::new();
+    for a in all {
+        if let Some(c) = category(a) {
+            totals.entry((a.pair.as_str(), a.criterion)).or_default()[c] += 1;
         }
-        let best = counts.iter().copied().max().unwrap_or(0);
-        if best == 0 || counts.iter().filter(|&&c| c == best).count() > 1 {
+    }
+    // rater → (answers, compared, agreed)
+    let mut per: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    for a in all {
+        let entry = per.entry(a.rater.as_str()).or_default();
+        let Some(mine) = category(a) else {
+            continue;
+        };
+        entry.0 += 1;
+        let mut others = totals
+            .get(&(a.pair.as_str(), a.criterion))
+            .copied()
+            .unwrap_or_default();
+        others[mine] -= 1;
+        let best = others.iter().copied().max().unwrap_or(0);
+        if best == 0 || others.iter().filter(|&&c| c == best).count() > 1 {
             continue;
         }
-        compared += 1;
-        if category(a).is_some_and(|c| counts[c] == best) {
-            agreed += 1;
+        entry.1 += 1;
+        if others[mine] == best {
+            entry.2 += 1;
         }
     }
-    RaterAgreement {
-        rater: rater.to_owned(),
-        answers: mine.len(),
-        compared,
-        agreement: (compared > 0).then(|| agreed as f64 / compared as f64),
-    }
+    per.into_iter()
+        .map(|(rater, (answers, compared, agreed))| RaterAgreement {
+            rater: rater.to_owned(),
+            answers,
+            compared,
+            agreement: (compared > 0).then(|| agreed as f64 / compared as f64),
+        })
+        .collect()
 }
 
 impl Scores {
@@ -398,6 +247,14 @@ impl Scores {
             "{} raters, {} rows, {} pairs rated; conditions {} vs {}",
             self.raters, self.rows, self.pairs_rated, self.conditions[0], self.conditions[1]
         );
+        if self.repeated > 0 {
+            let _ = writeln!(
+                out,
+                "{} rows repeated an answer already read (the same file twice, or a second \
+                 export); each answer is counted once",
+                self.repeated
+            );
+        }
         for c in &self.criteria {
             let _ = write!(out, "{} ({} answers):", c.criterion.id(), c.answers);
             for p in &c.preferences {

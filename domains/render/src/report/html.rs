@@ -22,6 +22,25 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Every byte but the unreserved characters of RFC 3986 (letters, digits, `-`, `.`,
+/// `_`, `~`): what a path segment of a link is encoded with.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A relative link made of `segments` (file or folder names), each percent-encoded:
+/// a folder named `javascript:alert(1)` links as `javascript%3Aalert%281%29/…`, a
+/// relative path, never a scheme. (Escape it with [`escape`] in an attribute too.)
+pub fn relative_link(segments: &[&str]) -> String {
+    segments
+        .iter()
+        .map(|s| percent_encoding::utf8_percent_encode(s, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A value as JSON safe inside `<script type="application/json">` (no `</`).
 pub(crate) fn script_json(value: &serde_json::Value) -> String {
     serde_json::to_string(value)

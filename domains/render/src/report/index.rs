@@ -7,7 +7,7 @@
 //! of `cantus compose` outputs or a `cantus bank` output: one piece page per run
 //! folder (a folder holding a `report.json`), one table row per run.
 
-use super::html::{escape, head};
+use super::html::{escape, head, relative_link};
 use super::{PageOptions, bar_chart, write_piece};
 use crate::error::{RenderError, Result};
 use crate::piece::Piece;
@@ -250,6 +250,6 @@ fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &crate::verdict::
             total("replans"),
             brief,
         ],
-        link: Some(format!("{name}/index.html")),
+        link: Some(relative_link(&[name, "index.html"])),
     }
 }

@@ -15,7 +15,7 @@
 mod html;
 pub mod index;
 
-pub use html::{bar_chart, escape};
+pub use html::{bar_chart, escape, relative_link};
 
 use crate::annotate::{Layers, for_piece, rung_colour};
 use crate::audio::{AudioFormat, Instrument, render as render_audio};

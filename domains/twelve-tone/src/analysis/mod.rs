@@ -54,6 +54,10 @@
 //!
 //! # Limits
 //!
+//! A piece of more than [`MAX_ANALYSED_NOTES`] notes is refused
+//! ([`AnalysisError::TooManyNotes`]) before any search, so an analysis takes
+//! seconds, not minutes.
+//!
 //! A statement is found when at least [`Options::min_positions`] of its positions
 //! sound in order (chords free) with at most two missing in a row; each position
 //! must follow the previous within [`WINDOW`] tones. Segments of one statement that
@@ -98,6 +102,13 @@ const FAR_PER_SOUNDING: u32 = 4;
 /// Fewest order positions a statement needs by default (of 12).
 pub const DEFAULT_MIN_POSITIONS: u8 = 8;
 
+/// Most notes (every pitch of every event) a piece may hold to be analysed. The
+/// search tries every candidate row over every note, so time grows with the piece:
+/// a piece at this limit took 9 s on a loaded 2-core VM (opt-level 1), one of
+/// 200,000 notes a minute or more. The longest twelve-tone works run to a few
+/// thousand notes.
+pub const MAX_ANALYSED_NOTES: usize = 20_000;
+
 /// What to analyse with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -125,12 +136,32 @@ pub enum AnalysisError {
     /// [`Options::min_positions`] is not 1..=12.
     #[error("min_positions must be between 1 and 12, got {0}")]
     MinPositions(u8),
+    /// More notes than are analysed ([`MAX_ANALYSED_NOTES`]).
+    #[error("the piece has {notes} notes; at most {limit} are analysed (analyse it in parts)")]
+    TooManyNotes {
+        /// Notes in the piece (every pitch of every event).
+        notes: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// Analyses `score` (see the module docs).
 pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisError> {
     if !(1..=12).contains(&options.min_positions) {
         return Err(AnalysisError::MinPositions(options.min_positions));
+    }
+    let notes: usize = score
+        .voices
+        .iter()
+        .flat_map(|v| &v.events)
+        .map(|e| e.pitches.len())
+        .sum();
+    if notes > MAX_ANALYSED_NOTES {
+        return Err(AnalysisError::TooManyNotes {
+            notes,
+            limit: MAX_ANALYSED_NOTES,
+        });
     }
     let tex = Texture::new(score).map_err(|e| AnalysisError::Time(e.describe()))?;
     let params = SearchParams {
