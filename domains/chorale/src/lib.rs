@@ -20,6 +20,7 @@
 //!   event; the proposers are a seeded search to each phrase's cadence and a
 //!   language model held to the voicings that can still reach it;
 //!   [`compose`](mod@compose): the whole run.
+//! * [`marks`]: the Roman numerals an engraving shows under the bass.
 //! * [`experiment`]: the task set — Bach's melodies harmonised, measured against
 //!   his harmonisations (agreement, copy risk, degeneracy).
 #![forbid(unsafe_code)]
@@ -31,6 +32,7 @@ mod domain;
 pub mod experiment;
 mod gate;
 mod harmony;
+pub mod marks;
 mod pitch;
 pub mod predicates;
 pub mod proposer;

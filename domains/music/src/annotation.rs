@@ -51,6 +51,9 @@ pub enum MarkKind {
     },
     /// A remark attached to the note, e.g. the rule a violation breaks there.
     Remark(String),
+    /// Analysis text below the note, e.g. the Roman numeral of a chord under its
+    /// bass (harmonic analysis reads under the lowest staff).
+    Numeral(String),
 }
 
 /// A mark at an anchor.

@@ -196,3 +196,19 @@ fn a_keyless_score_has_no_key_signature_and_a_keyed_one_keeps_it() {
             .contains("\\key d \\major")
     );
 }
+
+#[test]
+fn a_numeral_sits_below_its_note_nearer_the_staff_than_a_remark() {
+    let mut marks = Annotations::new();
+    marks.push(0, time(0, 1), MarkKind::Numeral("I".into()));
+    marks.push(0, time(6, 1), MarkKind::Remark("CH-doubling".into()));
+    marks.push(0, time(6, 1), MarkKind::Numeral("V7".into()));
+    let ly = lilypond::write_annotated(&two_bars(), &marks, &Options::default()).expect("drawn");
+    assert_eq!(
+        bars(&ly),
+        [
+            "g'2_\\markup \\small \"I\" <a' c''>2~ |",
+            "<a' c''>2 b'2_\\markup \\small \"V7\"_\\markup \\with-color #(rgb-color 0.839 0.153 0.157) \\small \"CH-doubling\" |",
+        ]
+    );
+}

@@ -2,7 +2,8 @@
 //! the staff it names, and becomes LilyPond text around that chord's notes.
 //!
 //! * Labels and positions go above the note (`^\markup`), positions nearer the
-//!   staff in small type, labels in bold; remarks go below it in red (`_\markup`).
+//!   staff in small type, labels in bold; numerals (Roman numerals under a bass)
+//!   go below it, nearest the staff, and remarks below them in red (`_\markup`).
 //! * A colour is a one-time override of the note heads and accidentals, applied
 //!   to every tied part of the note so a repaired note is coloured all through.
 //! * A ghost is a note the score does not hold, drawn where it would have been:
@@ -31,6 +32,7 @@ pub(super) struct Decoration {
     pub ghost: bool,
     pub labels: Vec<String>,
     pub positions: Vec<u8>,
+    pub numerals: Vec<String>,
     pub remarks: Vec<String>,
     /// `(voice, onset)` written as SVG attributes of the first note head.
     pub anchor: Option<(usize, Time)>,
@@ -47,6 +49,7 @@ impl Decoration {
         self.fermata |= other.fermata;
         self.labels.extend(other.labels);
         self.positions.extend(other.positions);
+        self.numerals.extend(other.numerals);
         self.remarks.extend(other.remarks);
     }
 
@@ -75,7 +78,7 @@ impl Decoration {
         out
     }
 
-    /// The texts after the chord's first value: positions, labels, remarks.
+    /// The texts after the chord's first value: positions, labels, numerals, remarks.
     pub fn texts(&self) -> String {
         let mut out = String::new();
         if !self.positions.is_empty() {
@@ -85,6 +88,9 @@ impl Decoration {
         }
         for label in &self.labels {
             let _ = write!(out, "^\\markup \\bold \\small {}", string_literal(label));
+        }
+        for numeral in &self.numerals {
+            let _ = write!(out, "_\\markup \\small {}", string_literal(numeral));
         }
         for remark in &self.remarks {
             let _ = write!(
@@ -235,6 +241,7 @@ pub(super) fn voice_chords(
             MarkKind::Position(p) => decoration.positions.push(*p),
             MarkKind::Colour(c) => decoration.colour = decoration.colour.or(Some(*c)),
             MarkKind::Remark(text) => decoration.remarks.push(text.clone()),
+            MarkKind::Numeral(text) => decoration.numerals.push(text.clone()),
             MarkKind::Ghost { .. } => {}
         }
     }
