@@ -1,19 +1,19 @@
 //! `cantus`: the program — what each command does, as functions the command line,
 //! the end-to-end tests and the benchmarks call.
 //!
-//! The domain crates know how to compose, judge and measure; this crate knows the
-//! program around them: the whole `cantus.toml` ([`settings`]: the one mapping from
-//! `[harness]` to a budget and to how a model is asked), which model a command runs
-//! with ([`models`]), a run's files written as one unit ([`outputs`]), and the jobs of
-//! each domain ([`twelve_tone`], [`counterpoint`], the brief [`bank`]) and the
-//! [`experiment`] runner over them. The binary's `cli` module only
-//! parses arguments into these calls and prints what comes back.
+//! The domain crates know how to compose, judge and measure, and each registers
+//! itself as one unit (`cantus-registry`); this crate knows the program around
+//! them: the whole `cantus.toml` ([`settings`]: the one mapping from `[harness]` to
+//! a budget and to how a model is asked), which model a command runs with
+//! ([`models`]), the brief [`bank`] and the [`experiment`] runner, and the command
+//! line ([`cli`]), which parses arguments into these calls and the registered
+//! domains' and prints what comes back. [`domains`] links the domains the program
+//! ships, one line each.
 #![forbid(unsafe_code)]
 
 pub mod bank;
-pub mod counterpoint;
+pub mod cli;
+pub mod domains;
 pub mod experiment;
 pub mod models;
-pub mod outputs;
 pub mod settings;
-pub mod twelve_tone;

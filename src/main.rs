@@ -1,12 +1,8 @@
-//! `cantus`: the command-line program.
+//! `cantus`: the command-line program (`cantus::cli::main`).
 //!
 //! Exit codes everywhere: 0 released / passed, 1 explicit failure (the report says
 //! why), 2 bad input (a usage, file or spec error).
 
-mod cli;
-
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    cli::main()
+fn main() -> std::process::ExitCode {
+    cantus::cli::main()
 }

@@ -27,6 +27,18 @@ pub struct Configured {
     pub backend: Arc<dyn ModelBackend>,
 }
 
+impl Configured {
+    /// The model as a domain's job takes it.
+    pub fn model(&self) -> cantus_registry::Model {
+        cantus_registry::Model {
+            backend: self.backend.clone(),
+            ask: self.settings.ask(false),
+            budget: self.settings.harness.overrides(),
+            gate: self.settings.gate.mode,
+        }
+    }
+}
+
 /// Why the model could not be set up; the message names the file and the problem.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -8,7 +8,7 @@
 //! runs, so no value can overflow a `Duration` or make a run retry without end.
 
 use cantus_backend::{BackendConfig, ConfigError, PluginConfig, TomlSource};
-use cantus_framework::{AskOptions, Budget};
+use cantus_framework::{AskOptions, Budget, BudgetOverrides};
 use cantus_twelve_tone::gate::GateMode;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -146,16 +146,17 @@ impl Settings {
 impl HarnessSettings {
     /// `base` (a domain's default budget) with the keys this section sets.
     pub fn budget(&self, base: Budget) -> Budget {
-        Budget {
-            attempts_per_event: self.attempts_per_event.unwrap_or(base.attempts_per_event),
-            replans_per_section: self.replans_per_section.unwrap_or(base.replans_per_section),
-            max_proposer_calls: self.max_proposer_calls.or(base.max_proposer_calls),
+        base.overridden(&self.overrides())
+    }
+
+    /// What this section changes of a domain's budget.
+    pub fn overrides(&self) -> BudgetOverrides {
+        BudgetOverrides {
+            attempts_per_event: self.attempts_per_event,
+            replans_per_section: self.replans_per_section,
+            max_proposer_calls: self.max_proposer_calls,
             // Checked to be finite, positive and bounded when the file was read.
-            deadline: self
-                .deadline_s
-                .map(Duration::from_secs_f64)
-                .or(base.deadline),
-            ..base
+            deadline: self.deadline_s.map(Duration::from_secs_f64),
         }
     }
 

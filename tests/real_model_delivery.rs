@@ -12,11 +12,11 @@
 
 mod common;
 
-use cantus::twelve_tone::degeneracy;
 use cantus_backend::Config;
 use cantus_framework::{AskOptions, Budget, Outcome};
 use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
+use cantus_twelve_tone::plugin::job::degeneracy;
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::spec::compile_brief;
 use std::time::{Duration, Instant};

@@ -10,8 +10,10 @@
 
 use cantus_render::Piece;
 use cantus_render::annotate::{Layers, for_piece};
+// The bank's domain, linked so the registry holds it.
 use cantus_render::engrave::{Target, engrave_files, source};
 use cantus_render::report::index::run_folders;
+use cantus_twelve_tone as _;
 use std::process::Command;
 
 #[test]
@@ -60,19 +62,21 @@ fn lilypond_compiles_every_annotated_bank_piece_without_warnings() {
     let (mut labelled, mut coloured) = (0, 0);
     for folder in &folders {
         let mut piece = Piece::load(folder, None).unwrap_or_else(|e| panic!("{e}"));
+        let score = piece.score().expect("a score").clone();
         if let Some(t) = piece.trace.as_mut() {
-            t.resolve_voices(&piece.score);
+            t.resolve_voices(&score);
         }
         let verdict = cantus_render::judge(&piece);
         let marks = for_piece(
             &piece,
+            &score,
             &verdict,
             Layers {
                 positions: true,
                 ..Layers::default()
             },
         );
-        let ly = source(&piece.score, &marks, Target::Pdf)
+        let ly = source(&score, &marks, Target::Pdf)
             .unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
         labelled += usize::from(
             ly.contains("\\bold \\small \"P")

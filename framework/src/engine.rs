@@ -64,6 +64,34 @@ impl Default for Budget {
     }
 }
 
+/// What a user's configuration changes of a domain's [`Budget`] (`cantus.toml`'s
+/// `[harness]`): each field left `None` keeps the domain's own value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BudgetOverrides {
+    pub attempts_per_event: Option<u32>,
+    pub replans_per_section: Option<u32>,
+    pub max_proposer_calls: Option<u64>,
+    /// Wall-clock limit of a run (retries and backoff included).
+    pub deadline: Option<Duration>,
+}
+
+impl Budget {
+    /// This budget (a domain's default) with what `overrides` sets.
+    pub fn overridden(self, overrides: &BudgetOverrides) -> Budget {
+        Budget {
+            attempts_per_event: overrides
+                .attempts_per_event
+                .unwrap_or(self.attempts_per_event),
+            replans_per_section: overrides
+                .replans_per_section
+                .unwrap_or(self.replans_per_section),
+            max_proposer_calls: overrides.max_proposer_calls.or(self.max_proposer_calls),
+            deadline: overrides.deadline.or(self.deadline),
+            ..self
+        }
+    }
+}
+
 /// One reason a run failed: a gate violation, or a budget, proposer or plan problem.
 #[derive(Clone, Debug, Serialize)]
 pub struct Diagnostic<L> {

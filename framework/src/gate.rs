@@ -8,7 +8,7 @@
 
 use crate::domain::Domain;
 use crate::predicate::{RuleId, Severity, Violation};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most violations a gate lists; the rest are counted in
@@ -175,5 +175,54 @@ mod tests {
         let short = GateReport::from_violations("g", vec![Violation::soft(A, 1u32, "s")]);
         let short = short.listing_at_most_the_cap();
         assert!(short.passed && short.unlisted.is_empty());
+    }
+}
+
+/// How far a gate trusts what the generator claims about its own output (tags):
+/// `strict` trusts nothing and derives everything from the artefact, `relaxed`
+/// trusts readable tags where the domain has them (twelve-tone's row labels). A
+/// domain whose artefacts carry no tags judges the same either way. It is a
+/// setting of `cantus.toml` (`[gate] mode`), so it is named here, once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GateMode {
+    /// Ignore tags; derive every label from the artefact; allow no repetition.
+    #[default]
+    Strict,
+    /// Trust readable tags (checking the artefact against them) and let a tagged
+    /// repetition of the previous event through, counting it.
+    Relaxed,
+}
+
+impl GateMode {
+    /// `"strict"` or `"relaxed"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GateMode::Strict => "strict",
+            GateMode::Relaxed => "relaxed",
+        }
+    }
+}
+
+impl std::fmt::Display for GateMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a gate mode name could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown gate mode {0:?} (expected \"strict\" or \"relaxed\")")]
+pub struct GateModeParseError(pub String);
+
+impl std::str::FromStr for GateMode {
+    type Err = GateModeParseError;
+
+    fn from_str(s: &str) -> Result<GateMode, GateModeParseError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "strict" => Ok(GateMode::Strict),
+            "relaxed" => Ok(GateMode::Relaxed),
+            _ => Err(GateModeParseError(s.to_owned())),
+        }
     }
 }

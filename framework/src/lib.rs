@@ -114,8 +114,10 @@ mod revise;
 mod trace;
 
 pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
-pub use engine::{Budget, Diagnostic, Engine, Outcome, Progress};
-pub use gate::{GateReport, LISTED_VIOLATIONS, ReleaseGate, Unlisted};
+pub use engine::{Budget, BudgetOverrides, Diagnostic, Engine, Outcome, Progress};
+pub use gate::{
+    GateMode, GateModeParseError, GateReport, LISTED_VIOLATIONS, ReleaseGate, Unlisted,
+};
 pub use model::{
     AskOptions, Asking, Constraint, ConstraintUse, Message, ModelBackend, ModelError,
     ModelExchange, ModelReply, ModelRequest, Role, Sampling, Tally, Usage,

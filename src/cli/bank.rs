@@ -6,9 +6,9 @@
 //! composes N at once; `--shard i/N` one slice of the bank.
 
 use super::{Exit, bad_input};
-use cantus::bank::{BankError, BankRun, Summary, experiment, run as run_bank};
-use cantus::experiment::jobs::Jobs;
-use cantus::experiment::shard::Shard;
+use crate::bank::{BankError, BankRun, Summary, experiment, run as run_bank};
+use crate::experiment::jobs::Jobs;
+use crate::experiment::shard::Shard;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

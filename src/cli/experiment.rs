@@ -3,11 +3,11 @@
 //! `cantus::experiment`, print. A progress bar with an ETA on a terminal.
 
 use super::{Exit, bad_input};
-use cantus::experiment::jobs::Jobs;
-use cantus::experiment::merge::{MergeError, merge};
-use cantus::experiment::run::{Plan, Quarantined, RunError, run as run_experiment};
-use cantus::experiment::shard::Shard;
-use cantus::experiment::{Experiment, RunOutcome, report};
+use crate::experiment::jobs::Jobs;
+use crate::experiment::merge::{MergeError, merge};
+use crate::experiment::run::{Plan, Quarantined, RunError, run as run_experiment};
+use crate::experiment::shard::Shard;
+use crate::experiment::{Experiment, RunOutcome, report};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

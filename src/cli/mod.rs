@@ -1,7 +1,13 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module and
 //! returns an [`Exit`]; only this module turns it into a process exit code.
+//!
+//! The rule domains are not listed here: `compose`, `verify`, `render`, `blind` and
+//! `plugins` find them in the registry (`cantus_registry`), their flags come from
+//! their option tables (`domains.rs`), and a domain's shortcut (`cantus example`) is
+//! `compose --domain <id>` under its own name. A program that links a domain of its
+//! own calls [`main`] and gets all of it.
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// `println!` that does not panic when stdout is closed early (`cantus verify … | head`):
 /// output to a closed pipe is dropped, like ripgrep does.
@@ -20,8 +26,7 @@ mod calibrate;
 mod compare;
 mod compose;
 mod convert;
-mod counterpoint;
-mod example;
+mod domains;
 mod experiment;
 mod extend;
 mod fill;
@@ -32,7 +37,6 @@ mod morph;
 mod plugins;
 mod render;
 mod rows;
-mod summary;
 mod teach;
 mod verify;
 mod workflow;
@@ -47,16 +51,16 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Write a twelve-tone piece from a brief or spec, or a species exercise (--domain
-    /// counterpoint); the embedded proposer, with no network, unless --config names a model.
+    /// Compose with a rule domain (--domain; the default domain when not given): the
+    /// embedded proposer, with no network, unless --config names a model.
     Compose(compose::Args),
     /// Compose every brief of a bank file (resumable; a progress bar on a terminal).
     Bank(bank::Args),
     /// Run an experiment (tasks × models × conditions × runs) or write its report.
     #[command(subcommand_required = true)]
     Experiment(experiment::Args),
-    /// Judge any piece by a domain's strict release gate (twelve-tone, or --domain
-    /// counterpoint): for generated pieces; to analyse music people wrote, use analyze.
+    /// Judge any piece by a domain's strict release gate (--domain; the default domain
+    /// when not given): for generated pieces; to analyse music people wrote, use analyze.
     Verify(verify::Args),
     /// Analyse a piece people wrote: row statements across the whole texture, elisions,
     /// canons, notes left unexplained (use verify to judge a generated piece).
@@ -65,8 +69,6 @@ enum Command {
     Convert(convert::Args),
     /// Show a twelve-tone row's 48 forms, matrix and properties.
     Rows(rows::Args),
-    /// Run the tiny non-musical example domain (cycles over a small alphabet).
-    Example(example::Args),
     /// Print a piece's Libretto fingerprint: 29 structural axes, raw value and percentile.
     Fingerprint(fingerprint::Args),
     /// Compare two pieces: copy risk and fingerprint distance.
@@ -75,7 +77,7 @@ enum Command {
     Calibrate(calibrate::Args),
     /// Fill a gap: propose the bars of a range so they pass the gates against their context.
     Fill(fill::Args),
-    /// List the registered backends and proposers: built-in, dynamic and subprocess plugins.
+    /// List the registered domains, backends and proposers: built-in, dynamic and subprocess plugins.
     Plugins(plugins::Args),
     /// Engrave (LilyPond), hear (a General MIDI SoundFont) or report (HTML) a piece or a directory of runs.
     Render(render::Args),
@@ -89,15 +91,6 @@ enum Command {
     Teach(teach::Args),
     /// Continue a piece by N bars (6-40).
     Extend(extend::Args),
-}
-
-/// The rule domains `compose` and `verify` know.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DomainName {
-    /// Serial (twelve-tone) composition.
-    TwelveTone,
-    /// Fux species counterpoint, first and second species, two voices.
-    Counterpoint,
 }
 
 /// Where and how a generating command writes its run.
@@ -177,27 +170,73 @@ pub fn bad_input(message: impl std::fmt::Display) -> Exit {
     Exit::BadInput
 }
 
-pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+/// The command line with every registered domain's flags and shortcuts.
+fn command() -> clap::Command {
+    let mut command = Cli::command()
+        .mut_subcommand("compose", |c| {
+            let c = domains::domain_arg(c, domains::compose_table);
+            domains::add_options(c, domains::compose_table, None)
+        })
+        .mut_subcommand("verify", |c| {
+            let c = domains::domain_arg(c, domains::verify_table);
+            domains::add_options(c, domains::verify_table, None)
+        });
+    for unit in cantus_registry::domains() {
+        for shortcut in unit.shortcuts() {
+            if unit.composer().is_err() || command.find_subcommand(shortcut.command).is_some() {
+                continue;
+            }
+            let sub =
+                <compose::Args as clap::Args>::augment_args(clap::Command::new(shortcut.command))
+                    .about(shortcut.about)
+                    .mut_arg("domain", |a| {
+                        a.hide(true)
+                            .required(false)
+                            .default_value(unit.id().as_str())
+                    });
+            command = command.subcommand(domains::add_options(
+                sub,
+                domains::compose_table,
+                Some(unit),
+            ));
         }
+    }
+    command
+}
+
+/// Runs the program: parses the command line (with every registered domain's flags)
+/// and dispatches. A binary that links domains of its own calls this and nothing else.
+pub fn main() -> ExitCode {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return usage_error(e),
     };
+    let is_shortcut = |name: &str| {
+        cantus_registry::domains()
+            .iter()
+            .any(|u| u.shortcuts().iter().any(|s| s.command == name))
+    };
+    if let Some((name, sub)) = matches.subcommand()
+        && is_shortcut(name)
+    {
+        return match <compose::Args as FromArgMatches>::from_arg_matches(sub) {
+            Ok(args) => compose::run(args, sub).into(),
+            Err(e) => usage_error(e),
+        };
+    }
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    let sub: &ArgMatches = matches.subcommand().map_or(&matches, |(_, m)| m);
     let exit = match cli.command {
-        Command::Compose(args) => compose::run(args),
-        Command::Verify(args) => verify::run(args),
+        Command::Compose(args) => compose::run(args, sub),
+        Command::Verify(args) => verify::run(args, sub),
         Command::Bank(args) => bank::run(args),
         Command::Experiment(args) => experiment::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Rows(args) => rows::run(args),
-        Command::Example(args) => example::run(args),
         Command::Fingerprint(args) => fingerprint::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Calibrate(args) => calibrate::run(args),
@@ -211,6 +250,29 @@ pub fn main() -> ExitCode {
         Command::Extend(args) => extend::run(args),
     };
     exit.into()
+}
+
+/// Prints a usage error (or `--help`, `--version`) and says how to exit.
+fn usage_error(e: clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.use_stderr() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Prints each file that could not be written, and the exit: released and every file
+/// written, or an explicit failure.
+pub fn written_exit(released: bool, write_errors: &[String]) -> Exit {
+    for e in write_errors {
+        eprintln!("error: could not write {e}");
+    }
+    if released && write_errors.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Failed
+    }
 }
 
 /// A single-threaded runtime for commands that drive the async engine.

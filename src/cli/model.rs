@@ -2,7 +2,7 @@
 //! exchanges to a cassette or replay them from one. Without `--config` Cantus uses its
 //! embedded symbolic proposers and no network.
 
-use cantus::models::ModelSource;
+use crate::models::ModelSource;
 use std::path::PathBuf;
 
 /// Model backend flags of `cantus compose` and `cantus fill`.

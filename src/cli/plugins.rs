@@ -1,14 +1,16 @@
-//! `cantus plugins [--config FILE] [--json]`: what this program can propose with.
+//! `cantus plugins [--config FILE] [--json]`: what this program can compose and
+//! propose with.
 //!
-//! It lists every backend kind registered with `cantus-backend`'s registry (the HTTP
-//! clients, and the plugin host's `dynamic` and `subprocess` kinds), the proposers
-//! built into the binary, and — with `--config` — each plugin the file names (its
-//! `[backend]` when that is a plugin, and every `[[plugins]]` entry), loaded and asked
-//! who it is. A plugin that fails to load is listed with its error and the command
-//! exits 1, so a user learns at once that a config will not work.
+//! It lists every rule domain registered with `cantus-registry` and the proposers
+//! each brings, every backend kind registered with `cantus-backend`'s registry (the
+//! HTTP clients, and the plugin host's `dynamic` and `subprocess` kinds), and — with
+//! `--config` — each plugin the file names (its `[backend]` when that is a plugin,
+//! and every `[[plugins]]` entry), loaded and asked who it is. A plugin that fails
+//! to load is listed with its error and the command exits 1, so a user learns at
+//! once that a config will not work.
 
 use super::{Exit, bad_input};
-use cantus::settings::Settings;
+use crate::settings::Settings;
 use cantus_backend::Config;
 use cantus_backend::PluginInfo;
 use std::path::PathBuf;
@@ -25,33 +27,28 @@ pub struct Args {
     pub json: bool,
 }
 
-/// The proposers built into this program (not backends: they need no model).
-pub fn built_in_proposers() -> Vec<PluginInfo> {
-    let proposer = |name: &str, description: &str| PluginInfo {
-        kind: "proposer".into(),
-        name: name.into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        origin: "built-in".into(),
-        description: description.into(),
-    };
-    vec![
-        proposer(
-            "twelve-tone/embedded",
-            "seeded symbolic twelve-tone proposer: sections, patches, segment rewrites, whole pieces; no network",
-        ),
-        proposer(
-            "twelve-tone/llm",
-            "asks the configured model backend in the onset-slot grammar; optional GBNF/JSON-schema constrained decoding from the row cursor (compose --config)",
-        ),
-        proposer(
-            "counterpoint/embedded",
-            "seeded search for Fux first- and second-species lines against a cantus firmus; no network",
-        ),
-        proposer(
-            "counterpoint/llm",
-            "asks the configured model backend for a species line (compose --domain counterpoint --config)",
-        ),
-    ]
+/// The registered domains, and the proposers each brings (not backends: the
+/// embedded ones need no model).
+pub fn registered_domains() -> Vec<PluginInfo> {
+    let mut out = Vec::new();
+    for unit in cantus_registry::domains() {
+        let info = |kind: &str, name: String, description: &str| PluginInfo {
+            kind: kind.into(),
+            name,
+            version: unit.version().into(),
+            origin: "built-in".into(),
+            description: description.into(),
+        };
+        let mut summary = unit.summary().to_owned();
+        if unit.is_default() {
+            summary.push_str(" (the default domain)");
+        }
+        out.push(info("domain", unit.id().to_string(), &summary));
+        for p in unit.proposers() {
+            out.push(info("proposer", p.name.clone(), p.description));
+        }
+    }
+    out
 }
 
 /// One line of the listing: a plugin, or one that could not be loaded.
@@ -61,9 +58,9 @@ enum Entry {
 }
 
 pub fn run(args: Args) -> Exit {
-    let mut entries: Vec<Entry> = cantus_backend::infos()
+    let mut entries: Vec<Entry> = registered_domains()
         .into_iter()
-        .chain(built_in_proposers())
+        .chain(cantus_backend::infos())
         .map(Entry::Found)
         .collect();
     if let Some(path) = &args.config {

@@ -6,7 +6,7 @@
 use super::fingerprint::table;
 use super::model::ModelArgs;
 use super::{Exit, bad_input};
-use cantus::models::Configured;
+use crate::models::Configured;
 use cantus_libretto::Calibration;
 use cantus_libretto::retrieval::ReferenceSet;
 use cantus_libretto::workflow::Run;

@@ -12,7 +12,6 @@ use super::file::{Experiment, Model};
 use super::folder;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
 use super::tasks::{Task, Work};
-use crate::twelve_tone::degeneracy_measure;
 use cantus_framework::{
     Assessment, Budget, Domain, GateReport, Measure, Outcome, Proposer, Revise, Totals,
 };
@@ -20,6 +19,7 @@ use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
 use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::{GateMode, Rule, SerialGate};
+use cantus_twelve_tone::plugin::job::degeneracy_measure;
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::{RawOutcome, RawVerdict};
 use cantus_twelve_tone::spec::Spec;

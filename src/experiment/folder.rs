@@ -9,10 +9,10 @@
 
 use super::record::{FileCheck, Key};
 use super::tasks::Task;
-use crate::outputs::RunDir;
-use crate::twelve_tone::{Piece, Written, degeneracy, write_composition, write_raw};
 use cantus_framework::Outcome;
+use cantus_registry::RunDir;
 use cantus_twelve_tone::compose::Composition;
+use cantus_twelve_tone::plugin::job::{Piece, Written, degeneracy, write_composition, write_raw};
 use cantus_twelve_tone::raw::RawOutcome;
 use cantus_twelve_tone::report::Study;
 use cantus_twelve_tone::spec::{Spec, compile_brief};

@@ -19,6 +19,8 @@
 //!   traits (the proposers: an embedded seeded search, and a model proposer over any
 //!   [`ModelBackend`](cantus_framework::ModelBackend)); [`compose`](mod@compose): the
 //!   whole run.
+//! * [`plugin`]: the domain as a registered unit (`cantus-registry`): what `cantus
+//!   compose|verify --domain counterpoint`, `render` and `plugins` find.
 #![forbid(unsafe_code)]
 
 mod cantus;
@@ -27,6 +29,7 @@ mod domain;
 mod exercise;
 mod gate;
 mod pitch;
+pub mod plugin;
 pub mod predicates;
 pub mod proposer;
 pub mod read;

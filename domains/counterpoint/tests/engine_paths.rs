@@ -265,9 +265,10 @@ fn the_gate_refuses_an_altered_cantus_and_a_broken_rhythm() {
     assert_eq!(report.violations[0].predicate, "SP-structure");
 }
 
-/// The crate's dependencies: the framework, the score model and general crates only.
+/// The crate's dependencies: the framework, the registry (how the program finds it),
+/// the score model and general crates only.
 #[test]
-fn depends_on_framework_and_music_only() {
+fn depends_on_framework_registry_and_music_only() {
     let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
         .expect("manifest");
     let deps = manifest
@@ -285,7 +286,10 @@ fn depends_on_framework_and_music_only() {
         .copied()
         .filter(|n| n.starts_with("cantus"))
         .collect();
-    assert_eq!(cantus, ["cantus-framework", "cantus-music"]);
+    assert_eq!(
+        cantus,
+        ["cantus-framework", "cantus-music", "cantus-registry"]
+    );
     let general = ["serde", "serde_json", "thiserror", "fastrand"];
     for n in names.iter().filter(|n| !n.starts_with("cantus")) {
         assert!(general.contains(n), "unexpected dependency {n}");

@@ -4,9 +4,9 @@
 //! (and what its run left: trace, report) into what they read and hear:
 //!
 //! * [`annotate`]: what analyses know about the notes, as
-//!   [`Annotations`](cantus_music::annotation::Annotations) — row labels from the
-//!   strict gate's statements, repair colours and ghost notes from a trace,
-//!   interval figures and violation marks for counterpoint;
+//!   [`Annotations`](cantus_music::annotation::Annotations) — the domain's own
+//!   analysis from its registered review (row labels, interval figures), repair
+//!   colours and ghost notes from a trace, violation marks;
 //! * [`engrave`]: the annotated score engraved by LilyPond (SVG, PNG, PDF);
 //! * [`audio`]: the score played through a General MIDI SoundFont (rustysynth)
 //!   to WAV, FLAC or Ogg, as long as the score under its tempo map;
@@ -16,6 +16,11 @@
 //! * [`blind`]: the blind-evaluation package (anonymised pairs, rating forms,
 //!   key, manifest) and the scoring of its ratings (preference rates with
 //!   bootstrap intervals, Fleiss' κ, per-rater agreement).
+//!
+//! It knows no rule domain: a piece's domain is found in the registry
+//! (`cantus-registry`) by the name its run gives, and judged and annotated by that
+//! domain's review. An artefact that is not a score gets its HTML page (the text,
+//! the verdict, the trace) but no engraving or audio.
 //!
 //! External tools are found by [`tools`]; a missing one is an error that names
 //! it and how to install it.
@@ -33,6 +38,7 @@ pub mod tools;
 pub mod trace;
 mod verdict;
 
+pub use cantus_registry::{Finding, Place, Verdict};
 pub use error::{RenderError, Result, Tool};
-pub use piece::{DomainKind, Piece};
-pub use verdict::{Finding, Verdict, judge};
+pub use piece::Piece;
+pub use verdict::judge;

@@ -1,45 +1,31 @@
-//! A piece as the renderer sees it: its score, which rule domain it belongs to,
-//! and what a run left beside it (trace, `report.json`).
+//! A piece as the renderer sees it: its artefact, the registered rule domain it
+//! belongs to, and what a run left beside it (trace, `report.json`).
 //!
 //! `cantus render` takes either a score file (`.txt`, `.mid`, `.musicxml`) or a
-//! directory `cantus compose` wrote; a directory gives its `piece.*` (or
-//! `unreleased-piece.*`), its `trace.jsonl` and its `report.json`.
+//! directory a run wrote; a directory gives its `piece.*` (or `unreleased-piece.*`)
+//! in the first format its domain reads back, its `trace.jsonl` and its
+//! `report.json`. The domain is the one the report or the trace names, found in the
+//! registry (an id the program does not know is an error, never a guess); a bare
+//! score is the first domain's that recognises it, else the default domain's.
 
 use crate::audio::TempoMap;
 use crate::error::{RenderError, Result};
 use crate::trace::TraceView;
 use cantus_music::Score;
 use cantus_music::format::read_path;
+use cantus_registry::{Unit, View, domain_of_run, layout};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The rule domain a piece is judged and annotated by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DomainKind {
-    /// Serial music: row labels, the strict twelve-tone gate.
-    TwelveTone,
-    /// A two-voice species exercise: interval figures, the species gate.
-    Counterpoint,
-}
-
-/// Score files a run directory may hold, in the order they are preferred.
-const PIECE_FILES: [&str; 6] = [
-    "piece.txt",
-    "piece.musicxml",
-    "piece.mid",
-    "unreleased-piece.txt",
-    "unreleased-piece.musicxml",
-    "unreleased-piece.mid",
-];
-
 /// A piece and what came with it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Piece {
-    /// The score file read.
+    /// The artefact file read.
     pub path: PathBuf,
-    pub score: Score,
-    pub domain: DomainKind,
+    /// What a reader sees of the artefact: a score, or text.
+    pub view: View,
+    /// The registered domain it belongs to.
+    pub domain: &'static Unit,
     /// The run's trace, when given or found beside the piece.
     pub trace: Option<TraceView>,
     /// The run's `report.json`, when found beside the piece.
@@ -48,35 +34,25 @@ pub struct Piece {
     pub tempo: TempoMap,
 }
 
+impl std::fmt::Debug for Piece {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Piece")
+            .field("path", &self.path)
+            .field("domain", self.domain.id())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Piece {
     /// Reads a score file or a run directory; `trace` overrides the directory's.
     pub fn load(path: &Path, trace: Option<&Path>) -> Result<Piece> {
-        let (file, dir) = if path.is_dir() {
-            let file = PIECE_FILES
-                .iter()
-                .map(|f| path.join(f))
-                .find(|p| p.is_file())
-                .ok_or_else(|| RenderError::Piece {
-                    path: path.to_path_buf(),
-                    message: format!(
-                        "a run directory with none of {} in it",
-                        PIECE_FILES.join(", ")
-                    ),
-                })?;
-            (file, Some(path.to_path_buf()))
-        } else {
-            (path.to_path_buf(), None)
-        };
-        let loaded = read_path(&file, false).map_err(|e| RenderError::Piece {
-            path: file.clone(),
-            message: e.to_string(),
-        })?;
+        let dir = path.is_dir().then(|| path.to_path_buf());
         let trace_path = trace
             .map(Path::to_path_buf)
-            .or_else(|| dir.as_ref().map(|d| d.join("trace.jsonl")))
+            .or_else(|| dir.as_ref().map(|d| d.join(layout::TRACE)))
             .filter(|p| trace.is_some() || p.is_file());
         let trace = trace_path.map(|p| TraceView::read(&p)).transpose()?;
-        let report = match dir.as_ref().map(|d| d.join("report.json")) {
+        let report = match dir.as_ref().map(|d| d.join(layout::REPORT)) {
             Some(p) if p.is_file() => {
                 let text = std::fs::read_to_string(&p).map_err(|e| RenderError::io(&p, e))?;
                 Some(serde_json::from_str(&text).map_err(|e| RenderError::Piece {
@@ -86,16 +62,58 @@ impl Piece {
             }
             _ => None,
         };
-        let tempo = if loaded.format == cantus_music::format::Format::Midi {
-            let bytes = std::fs::read(&file).map_err(|e| RenderError::io(&file, e))?;
-            TempoMap::from_midi(&bytes, loaded.score.tempo)
-        } else {
-            TempoMap::constant(loaded.score.tempo)
+        let named = report
+            .as_ref()
+            .and_then(|r: &Value| r.get("domain"))
+            .or_else(|| trace.as_ref().and_then(|t| t.header.get("domain")))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let (file, view, domain) = match &dir {
+            Some(dir) => {
+                let unknown = |e: cantus_registry::UnknownDomain| RenderError::Piece {
+                    path: dir.clone(),
+                    message: e.to_string(),
+                };
+                let named_domain = domain_of_run(named.as_deref(), None).map_err(unknown)?;
+                let (file, view) = read_run_artefact(dir, named_domain)?;
+                // A folder that names no domain is the default's, unless another
+                // domain recognises its score.
+                let domain = match (&named, &view) {
+                    (None, View::Score(score)) => {
+                        domain_of_run(None, Some(score)).map_err(unknown)?
+                    }
+                    _ => named_domain,
+                };
+                (file, view, domain)
+            }
+            None => {
+                let loaded = read_path(path, false).map_err(|e| RenderError::Piece {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                })?;
+                let domain = domain_of_run(named.as_deref(), Some(&loaded.score)).map_err(|e| {
+                    RenderError::Piece {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    }
+                })?;
+                (path.to_path_buf(), View::Score(loaded.score), domain)
+            }
         };
-        let domain = domain_of(&loaded.score, report.as_ref(), trace.as_ref());
+        let tempo = match &view {
+            View::Score(score)
+                if cantus_music::format::Format::from_path(&file).ok()
+                    == Some(cantus_music::format::Format::Midi) =>
+            {
+                let bytes = std::fs::read(&file).map_err(|e| RenderError::io(&file, e))?;
+                TempoMap::from_midi(&bytes, score.tempo)
+            }
+            View::Score(score) => TempoMap::constant(score.tempo),
+            View::Text(_) => TempoMap::constant(None),
+        };
         Ok(Piece {
             path: file,
-            score: loaded.score,
+            view,
             domain,
             trace,
             report,
@@ -103,23 +121,43 @@ impl Piece {
         })
     }
 
-    /// A piece from a score alone (no trace, no report).
-    pub fn from_score(path: PathBuf, score: Score) -> Piece {
-        let domain = domain_of(&score, None, None);
+    /// A piece from a score alone (no trace, no report), of the domain that
+    /// recognises it (else the default domain).
+    pub fn from_score(path: PathBuf, score: Score) -> Result<Piece> {
+        let domain = domain_of_run(None, Some(&score)).map_err(|e| RenderError::Piece {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         let tempo = TempoMap::constant(score.tempo);
-        Piece {
+        Ok(Piece {
             path,
-            score,
+            view: View::Score(score),
             domain,
             trace: None,
             report: None,
             tempo,
+        })
+    }
+
+    /// The score, or why there is none: an artefact that is not a score has no
+    /// engraving and no audio (its HTML page shows it as text).
+    pub fn score(&self) -> Result<&Score> {
+        self.view
+            .score()
+            .ok_or_else(|| not_a_score(&self.path, self.domain))
+    }
+
+    /// The score, to change before engraving it (a title taken off).
+    pub fn score_mut(&mut self) -> Result<&mut Score> {
+        match &mut self.view {
+            View::Score(score) => Ok(score),
+            View::Text(_) => Err(not_a_score(&self.path, self.domain)),
         }
     }
 
     /// A title for pages: the score's, else the file's stem and parent folder.
     pub fn title(&self) -> String {
-        if let Some(t) = &self.score.title {
+        if let Some(t) = self.view.score().and_then(|s| s.title.as_ref()) {
             return t.clone();
         }
         let folder = self
@@ -133,30 +171,55 @@ impl Piece {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         match folder {
-            Some(f) if stem.ends_with("piece") => f,
+            Some(f) if stem.ends_with(layout::RELEASED) => f,
             _ => stem,
         }
     }
 }
 
-/// The domain a run says (report or trace header), else counterpoint for a
-/// two-voice score with a cantus voice, else twelve-tone.
-fn domain_of(score: &Score, report: Option<&Value>, trace: Option<&TraceView>) -> DomainKind {
-    let said = report
-        .and_then(|r| r.get("domain"))
-        .or_else(|| trace.and_then(|t| t.header.get("domain")))
-        .and_then(Value::as_str);
-    match said {
-        Some("counterpoint") => DomainKind::Counterpoint,
-        Some(_) => DomainKind::TwelveTone,
-        None if score.voices.len() == 2
-            && score
-                .voices
-                .iter()
-                .any(|v| cantus_counterpoint::read::is_cantus_name(&v.name)) =>
-        {
-            DomainKind::Counterpoint
-        }
-        None => DomainKind::TwelveTone,
+/// Why an artefact that is not a score cannot be engraved or played.
+fn not_a_score(path: &Path, domain: &Unit) -> RenderError {
+    RenderError::Piece {
+        path: path.to_path_buf(),
+        message: format!(
+            "the {} domain's artefact is not a score: it has no engraving or audio \
+             (--html shows it as text)",
+            domain.id()
+        ),
     }
+}
+
+/// The artefact of the run folder `dir` of `domain`: released before unreleased,
+/// each in the formats the domain reads back, in its order.
+fn read_run_artefact(dir: &Path, domain: &'static Unit) -> Result<(PathBuf, View)> {
+    let kind = domain.artefact_kind().map_err(|e| RenderError::Piece {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let candidates: Vec<String> = [true, false]
+        .iter()
+        .flat_map(|&released| {
+            kind.reads()
+                .iter()
+                .map(move |ext| layout::artefact_file(released, ext))
+        })
+        .collect();
+    let file = candidates
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+        .ok_or_else(|| RenderError::Piece {
+            path: dir.to_path_buf(),
+            message: format!(
+                "a run directory with none of {} in it",
+                candidates.join(", ")
+            ),
+        })?;
+    let (view, _) = kind
+        .read_view(&file)
+        .map_err(|message| RenderError::Piece {
+            path: file.clone(),
+            message,
+        })?;
+    Ok((file, view))
 }

@@ -54,8 +54,9 @@ pub fn render(request: &Request) -> Result<Rendered> {
             audio: Some((Instrument::load(&sf)?, format)),
         })
     };
-    let is_run_collection =
-        input.is_dir() && !input.join("report.json").is_file() && Piece::load(input, None).is_err();
+    let is_run_collection = input.is_dir()
+        && !input.join(cantus_registry::layout::REPORT).is_file()
+        && Piece::load(input, None).is_err();
     if request.html && is_run_collection {
         let index = write_run_index(
             input,
@@ -69,8 +70,8 @@ pub fn render(request: &Request) -> Result<Rendered> {
         return Ok(done);
     }
     let mut piece = Piece::load(input, request.trace.as_deref())?;
-    if let Some(trace) = piece.trace.as_mut() {
-        trace.resolve_voices(&piece.score);
+    if let (Some(trace), Some(score)) = (piece.trace.as_mut(), piece.view.score()) {
+        trace.resolve_voices(score);
     }
     let stem = piece
         .path
@@ -78,9 +79,10 @@ pub fn render(request: &Request) -> Result<Rendered> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "piece".into());
     if let Some(target) = request.to {
+        let score = piece.score()?;
         let verdict = crate::verdict::judge(&piece);
-        let annotations = crate::annotate::for_piece(&piece, &verdict, request.layers);
-        let ly = source(&piece.score, &annotations, target)?;
+        let annotations = crate::annotate::for_piece(&piece, score, &verdict, request.layers);
+        let ly = source(score, &annotations, target)?;
         let engraved = engrave(&ly, &out, &format!("{stem}.annotated"), target)?;
         done.files.push(engraved.source);
         done.files.push(engraved.file);
@@ -89,20 +91,23 @@ pub fn render(request: &Request) -> Result<Rendered> {
     if let Some(format) = request.audio.filter(|_| !request.html) {
         let sf = crate::tools::soundfont(request.soundfont.as_deref())?;
         let instrument = Instrument::load(&sf)?;
-        let bytes = crate::audio::render(&piece.score, &piece.tempo, &instrument, format)?;
+        let bytes = crate::audio::render(piece.score()?, &piece.tempo, &instrument, format)?;
         let path = out.join(format!("{stem}.{}", format.extension()));
         std::fs::write(&path, bytes).map_err(|e| crate::RenderError::io(&path, e))?;
         done.files.push(path);
     }
     if request.html {
-        let page = write_piece(
-            &piece,
-            &out,
-            &format!("{stem}.report"),
-            &page_options(request.audio.unwrap_or(AudioFormat::Ogg))?,
-        )?;
+        // An artefact that is not a score has nothing to play: no SoundFont needed.
+        let options = match piece.view.score() {
+            Some(_) => page_options(request.audio.unwrap_or(AudioFormat::Ogg))?,
+            None => PageOptions {
+                layers: request.layers,
+                audio: None,
+            },
+        };
+        let page = write_piece(&piece, &out, &format!("{stem}.report"), &options)?;
         done.files.push(page.html);
-        done.files.push(page.engraving);
+        done.files.extend(page.engraving);
         done.files.extend(page.audio);
         done.warnings.extend(page.warnings);
     }

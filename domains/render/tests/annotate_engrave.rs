@@ -8,11 +8,14 @@ mod common;
 use cantus_music::annotation::{Colour, MarkKind};
 use cantus_music::grammar::{self, ParseOptions};
 use cantus_music::{Score, time};
-use cantus_render::annotate::{Layers, for_piece, repairs, row_labels, rung_colour};
+use cantus_render::annotate::{Layers, for_piece, repairs, rung_colour};
 use cantus_render::engrave::{Target, engrave, source};
 use cantus_render::trace::TraceView;
-use cantus_render::{DomainKind, Piece, judge};
+use cantus_render::{Piece, judge};
+// The two music domains, linked so the registry holds them.
+use cantus_counterpoint as _;
 use cantus_twelve_tone::gate::GateMode;
+use cantus_twelve_tone::plugin::row_labels;
 use cantus_twelve_tone::row::resolve;
 use cantus_twelve_tone::synth::{SynthOptions, piece};
 
@@ -106,8 +109,8 @@ fn counterpoint_gets_figures_and_red_violation_marks() {
     let score = grammar::parse(text, &ParseOptions::default())
         .unwrap()
         .score;
-    let piece = Piece::from_score("cp.txt".into(), score);
-    assert_eq!(piece.domain, DomainKind::Counterpoint);
+    let piece = Piece::from_score("cp.txt".into(), score).expect("a domain");
+    assert_eq!(piece.domain.id().as_str(), "counterpoint");
     let verdict = judge(&piece);
     assert!(!verdict.passed);
     assert!(
@@ -118,7 +121,7 @@ fn counterpoint_gets_figures_and_red_violation_marks() {
         "{:?}",
         verdict.findings
     );
-    let marks = for_piece(&piece, &verdict, Layers::default());
+    let marks = for_piece(&piece, piece.score().unwrap(), &verdict, Layers::default());
     let figures: Vec<String> = marks
         .marks
         .iter()
@@ -128,7 +131,7 @@ fn counterpoint_gets_figures_and_red_violation_marks() {
         })
         .collect();
     assert_eq!(figures, ["5", "5", "5", "8"]);
-    let ly = source(&piece.score, &marks, Target::Pdf).unwrap();
+    let ly = source(piece.score().unwrap(), &marks, Target::Pdf).unwrap();
     assert!(
         ly.contains("\"FS-P-parallel-perfect\"") && ly.contains("\\cantusRed"),
         "{ly}"
@@ -140,7 +143,7 @@ fn counterpoint_gets_figures_and_red_violation_marks() {
     };
     let dir = common::temp_dir("cp");
     for target in [Target::Svg, Target::Png, Target::Pdf] {
-        let text = source(&piece.score, &marks, target).unwrap();
+        let text = source(piece.score().unwrap(), &marks, target).unwrap();
         let done = engrave(&text, &dir, "cp", target).expect("engraved");
         assert!(done.warnings.is_empty(), "{:?}", done.warnings);
         assert!(std::fs::metadata(&done.file).unwrap().len() > 1000);
@@ -162,17 +165,17 @@ fn a_twelve_tone_piece_with_its_trace_engraves_cleanly() {
     let mut opts = SynthOptions::new(resolve("WebernOp21").unwrap().row, 4, 96, 2);
     opts.tags = true;
     let synth = piece(&opts);
-    let piece = Piece::from_score("quartet.txt".into(), synth.score.clone());
+    let piece = Piece::from_score("quartet.txt".into(), synth.score.clone()).expect("a domain");
     let verdict = judge(&piece);
     assert!(verdict.passed, "{:?}", verdict.findings);
     let layers = Layers {
         positions: true,
         ..Layers::default()
     };
-    let marks = for_piece(&piece, &verdict, layers);
+    let marks = for_piece(&piece, &synth.score, &verdict, layers);
     let dir = common::temp_dir("tt");
     let done = engrave(
-        &source(&piece.score, &marks, Target::Svg).unwrap(),
+        &source(piece.score().unwrap(), &marks, Target::Svg).unwrap(),
         &dir,
         "q",
         Target::Svg,

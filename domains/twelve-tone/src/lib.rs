@@ -12,6 +12,8 @@
 //! * [`raw`], [`baselines`]: the whole piece in one reply — raw, soft rules, Self-Refine,
 //!   an extra instruction, grammar-constrained — judged by the same gate.
 //! * [`compose`]: spec → blueprint → engine → outcome, the main job; [`report`]: what it leaves to read.
+//! * [`plugin`]: the domain as the program's registered unit (`cantus-registry`): the
+//!   default domain of `cantus compose`, `verify`, `render` and `plugins`.
 //! * `synth` (cargo feature `synth`): synthetic valid pieces and mutations, for tests and
 //!   benchmarks.
 #![forbid(unsafe_code)]
@@ -24,6 +26,7 @@ mod domain;
 pub mod event;
 pub mod gate;
 pub mod piece;
+pub mod plugin;
 pub mod predicates;
 pub mod proposer;
 pub mod raw;

@@ -10,10 +10,15 @@
 //! complete example of a rule domain (predicates, a repair ladder, a release gate, a
 //! seeded proposer that makes mistakes), and its tests exercise every path of the
 //! engine: repair, drop, replan, budget exhaustion, and the revise loop.
+//!
+//! Its [`plugin`] makes it a registered unit of the program (`cantus-registry`):
+//! `cantus compose --domain cycles`, `verify`, `render` and `plugins` find it there,
+//! and nothing outside this crate names it but the program's one line linking it.
 #![forbid(unsafe_code)]
 
 mod domain;
 mod gate;
+pub mod plugin;
 mod predicates;
 mod proposer;
 mod rungs;

@@ -1,26 +1,23 @@
 //! Producers of [`Annotations`]: what each analysis knows about the notes, in the
 //! shared vocabulary of `cantus_music::annotation`, for the engraver to draw.
 //!
-//! * [`row_labels`]: the strict gate's statements — `P0` above each statement's
-//!   first note, order positions on request;
+//! * the domain's own analysis, from its registered review
+//!   ([`cantus_registry::Review::annotate`]): row labels for twelve-tone, interval
+//!   figures for counterpoint;
 //! * [`repairs`]: from a trace, each repaired note coloured by its rung and each
 //!   dropped event as a ghost note where it would have been;
-//! * [`interval_figures`]: a species exercise's vertical intervals as figures;
 //! * [`violations`]: each violation's rule id below the note, in red.
 //!
-//! [`for_piece`] puts together what a piece of each domain gets.
+//! [`for_piece`] puts together what a piece of any domain gets.
 
-mod counterpoint;
 mod trace;
-mod twelve_tone;
 
-pub use counterpoint::interval_figures;
 pub use trace::{repairs, rung_colour};
-pub use twelve_tone::row_labels;
 
-use crate::piece::{DomainKind, Piece};
-use crate::verdict::{Finding, Verdict, twelve_tone_gate};
+use crate::piece::Piece;
+use cantus_music::Score;
 use cantus_music::annotation::{Annotations, Colour, MarkKind};
+use cantus_registry::{Analysis, Finding, Verdict};
 
 /// What to draw besides the music.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,42 +43,29 @@ impl Default for Layers {
     }
 }
 
-/// The annotations of a piece of either domain. Violations come first, so a
-/// violating note is red even when a repair also coloured it.
-pub fn for_piece(piece: &Piece, verdict: &Verdict, layers: Layers) -> Annotations {
+/// The annotations of a piece's score. Violations come first, so a violating note
+/// is red even when a repair also coloured it.
+pub fn for_piece(piece: &Piece, score: &Score, verdict: &Verdict, layers: Layers) -> Annotations {
     let mut out = Annotations::new();
     if layers.violations {
         extend(&mut out, violations(&verdict.findings));
     }
-    if layers.analysis || layers.positions {
-        match piece.domain {
-            DomainKind::TwelveTone => {
-                let statements = twelve_tone_gate(piece).statements(&piece.score);
-                let labels = row_labels(&piece.score, &statements, layers.positions);
-                extend(
-                    &mut out,
-                    Annotations {
-                        marks: labels
-                            .marks
-                            .into_iter()
-                            .filter(|m| match m.kind {
-                                MarkKind::Position(_) => layers.positions,
-                                _ => layers.analysis,
-                            })
-                            .collect(),
-                    },
-                );
-            }
-            DomainKind::Counterpoint if layers.analysis => {
-                extend(&mut out, interval_figures(&piece.score));
-            }
-            DomainKind::Counterpoint => {}
-        }
+    if (layers.analysis || layers.positions)
+        && let Ok(review) = piece.domain.reviewer()
+    {
+        let what = Analysis {
+            labels: layers.analysis,
+            positions: layers.positions,
+        };
+        extend(
+            &mut out,
+            review.annotate(crate::verdict::reviewed(piece), score, what),
+        );
     }
     if layers.trace
         && let Some(trace) = &piece.trace
     {
-        extend(&mut out, repairs(&piece.score, trace));
+        extend(&mut out, repairs(score, trace));
     }
     out
 }

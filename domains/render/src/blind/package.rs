@@ -200,14 +200,14 @@ pub fn build(input: &Path, options: &BlindOptions) -> Result<Package> {
         };
         for (side, run) in [("A", a), ("B", b)] {
             let mut piece = Piece::load(&run.folder, None)?;
-            piece.score.title = None;
+            piece.score_mut()?.title = None;
             let stem = format!("{id}-{side}");
             let ly = out.join(format!("{stem}.ly"));
-            let text = source(&piece.score, &Annotations::new(), Target::Svg)?;
+            let text = source(piece.score()?, &Annotations::new(), Target::Svg)?;
             std::fs::write(&ly, text).map_err(|e| RenderError::io(&ly, e))?;
             sources.push(ly);
             let audio = render_audio(
-                &piece.score,
+                piece.score()?,
                 &piece.tempo,
                 &options.instrument,
                 AudioFormat::Ogg,

@@ -11,6 +11,7 @@ use super::html::{escape, head, relative_link};
 use super::{PageOptions, bar_chart, write_piece};
 use crate::error::{RenderError, Result};
 use crate::piece::Piece;
+use cantus_registry::layout::REPORT;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -82,13 +83,13 @@ pub fn write_index(path: &Path, title: &str, tables: &[Table], charts: &[String]
 /// sub-folders that do, by name — or, for the output of `cantus bank` or of an
 /// experiment run with `run_folders = true`, those of its `runs/` folder.
 pub fn run_folders(dir: &Path) -> Result<Vec<PathBuf>> {
-    if dir.join("report.json").is_file() {
+    if dir.join(REPORT).is_file() {
         return Ok(vec![dir.to_path_buf()]);
     }
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| RenderError::io(dir, e))? {
         let path = entry.map_err(|e| RenderError::io(dir, e))?.path();
-        if path.join("report.json").is_file() {
+        if path.join(REPORT).is_file() {
             out.push(path);
         }
     }
@@ -208,7 +209,7 @@ pub fn write_run_index(dir: &Path, out: &Path, options: &PageOptions) -> Result<
     })
 }
 
-fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &crate::verdict::Verdict) -> Row {
+fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &cantus_registry::Verdict) -> Row {
     let total = |key: &str| {
         report
             .pointer(&format!("/totals/{key}"))
@@ -220,6 +221,9 @@ fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &crate::verdict::
         Some(false) => "no",
         None => "?",
     };
+    let score = piece.view.score();
+    let count =
+        |f: fn(&cantus_music::Score) -> usize| score.map_or("—".to_owned(), |s| f(s).to_string());
     let brief = report
         .pointer("/brief/text")
         .and_then(Value::as_str)
@@ -234,7 +238,7 @@ fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &crate::verdict::
     Row {
         cells: vec![
             name.to_owned(),
-            format!("{:?}", piece.domain).to_lowercase(),
+            piece.domain.id().to_string(),
             released.to_owned(),
             format!(
                 "{} {} ({} violations)",
@@ -242,9 +246,9 @@ fn run_row(name: &str, piece: &Piece, report: &Value, verdict: &crate::verdict::
                 if verdict.passed { "passed" } else { "failed" },
                 verdict.findings.len()
             ),
-            piece.score.bar_count().to_string(),
-            piece.score.voices.len().to_string(),
-            piece.score.event_count().to_string(),
+            count(|s| s.bar_count() as usize),
+            count(|s| s.voices.len()),
+            count(cantus_music::Score::event_count),
             total("repaired"),
             total("dropped"),
             total("replans"),

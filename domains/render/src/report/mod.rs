@@ -22,9 +22,10 @@ use crate::audio::{AudioFormat, Instrument, render as render_audio};
 use crate::engrave::{Target, engrave, source};
 use crate::error::{RenderError, Result};
 use crate::piece::Piece;
-use crate::verdict::{Verdict, judge};
+use crate::verdict::judge;
 use cantus_music::annotation::Colour;
 use cantus_music::lilypond::colour_rgb;
+use cantus_registry::{Place, Verdict, View};
 use html::{head, script_json};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -45,7 +46,8 @@ pub struct PageOptions {
 #[derive(Clone, Debug)]
 pub struct PiecePage {
     pub html: PathBuf,
-    pub engraving: PathBuf,
+    /// The engraving (none for an artefact that is not a score).
+    pub engraving: Option<PathBuf>,
     pub audio: Option<PathBuf>,
     pub verdict: Verdict,
     /// LilyPond's warnings.
@@ -53,7 +55,8 @@ pub struct PiecePage {
 }
 
 /// Writes `dir/<stem>.html` for a piece, with `<stem>.ly`, `<stem>.svg` and the
-/// audio beside it.
+/// audio beside it. An artefact that is not a score gets its page with the
+/// artefact as text (no engraving, no audio).
 pub fn write_piece(
     piece: &Piece,
     dir: &Path,
@@ -61,26 +64,37 @@ pub fn write_piece(
     options: &PageOptions,
 ) -> Result<PiecePage> {
     let verdict = judge(piece);
-    let annotations = for_piece(piece, &verdict, options.layers);
-    let ly = source(&piece.score, &annotations, Target::Svg)?;
+    let path = dir.join(format!("{stem}.html"));
+    let View::Score(score) = &piece.view else {
+        let html = piece_html(piece, &verdict, None, None);
+        std::fs::write(&path, html).map_err(|e| RenderError::io(&path, e))?;
+        return Ok(PiecePage {
+            html: path,
+            engraving: None,
+            audio: None,
+            verdict,
+            warnings: Vec::new(),
+        });
+    };
+    let annotations = for_piece(piece, score, &verdict, options.layers);
+    let ly = source(score, &annotations, Target::Svg)?;
     let engraved = engrave(&ly, dir, stem, Target::Svg)?;
     let svg =
         std::fs::read_to_string(&engraved.file).map_err(|e| RenderError::io(&engraved.file, e))?;
     let audio = match &options.audio {
         Some((instrument, format)) => {
-            let bytes = render_audio(&piece.score, &piece.tempo, instrument, *format)?;
+            let bytes = render_audio(score, &piece.tempo, instrument, *format)?;
             let path = dir.join(format!("{stem}.{}", format.extension()));
             std::fs::write(&path, bytes).map_err(|e| RenderError::io(&path, e))?;
             Some((path, *format))
         }
         None => None,
     };
-    let html = piece_html(piece, &verdict, &svg, audio.as_ref());
-    let path = dir.join(format!("{stem}.html"));
+    let html = piece_html(piece, &verdict, Some(&svg), audio.as_ref());
     std::fs::write(&path, html).map_err(|e| RenderError::io(&path, e))?;
     Ok(PiecePage {
         html: path,
-        engraving: engraved.file,
+        engraving: Some(engraved.file),
         audio: audio.map(|(p, _)| p),
         verdict,
         warnings: engraved.warnings,
@@ -96,37 +110,53 @@ fn file_name(path: &Path) -> String {
 fn piece_html(
     piece: &Piece,
     verdict: &Verdict,
-    svg: &str,
+    svg: Option<&str>,
     audio: Option<&(PathBuf, AudioFormat)>,
 ) -> String {
     let title = piece.title();
     let mut out = head(&title);
     let _ = writeln!(out, "<h1>{}</h1>", escape(&title));
-    let s = &piece.score;
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">{} · {} bars of {} · {} voices ({}){}</p>",
-        escape(&file_name(&piece.path)),
-        s.bar_count(),
-        s.meter,
-        s.voices.len(),
-        escape(
-            &s.voices
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        s.tempo
-            .map(|t| format!(" · ♩ = {}", cantus_music::time_text::format(t)))
-            .unwrap_or_default()
-    );
-    out.push_str(&legend(piece));
-    let _ = writeln!(
-        out,
-        "<div class=\"score\">\n{}\n</div>",
-        strip_xml_header(svg)
-    );
+    match (&piece.view, svg) {
+        (View::Score(s), Some(svg)) => {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{} · {} bars of {} · {} voices ({}){}</p>",
+                escape(&file_name(&piece.path)),
+                s.bar_count(),
+                s.meter,
+                s.voices.len(),
+                escape(
+                    &s.voices
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                s.tempo
+                    .map(|t| format!(" · ♩ = {}", cantus_music::time_text::format(t)))
+                    .unwrap_or_default()
+            );
+            out.push_str(&legend(piece));
+            let _ = writeln!(
+                out,
+                "<div class=\"score\">\n{}\n</div>",
+                strip_xml_header(svg)
+            );
+        }
+        (view, _) => {
+            let text = match view {
+                View::Text(t) => t.clone(),
+                View::Score(_) => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{} · the {} domain</p>\n<pre class=\"artefact\">{}</pre>",
+                escape(&file_name(&piece.path)),
+                escape(piece.domain.id().as_str()),
+                escape(&text)
+            );
+        }
+    }
     if let Some((path, format)) = audio {
         let _ = writeln!(
             out,
@@ -203,7 +233,15 @@ fn verdict_html(verdict: &Verdict) -> String {
         verdict.findings.len() - hard
     );
     if !verdict.findings.is_empty() {
-        out.push_str("<table id=\"findings\"><thead><tr><th>rule</th><th>bar</th><th>voice</th><th>onset</th><th>why</th></tr></thead><tbody>\n");
+        let in_score = verdict
+            .findings
+            .iter()
+            .all(|f| matches!(f.place, Place::Score { .. }));
+        out.push_str(if in_score {
+            "<table id=\"findings\"><thead><tr><th>rule</th><th>bar</th><th>voice</th><th>onset</th><th>why</th></tr></thead><tbody>\n"
+        } else {
+            "<table id=\"findings\"><thead><tr><th>rule</th><th>where</th><th>why</th></tr></thead><tbody>\n"
+        });
         for f in &verdict.findings {
             let link = match &f.anchor {
                 Some(a) => format!(
@@ -214,13 +252,23 @@ fn verdict_html(verdict: &Verdict) -> String {
                 ),
                 None => escape(&f.rule),
             };
+            let place = match &f.place {
+                Place::Score { bar, voice, onset } if in_score => format!(
+                    "<td>{bar}</td><td>{}</td><td>{}</td>",
+                    escape(voice),
+                    cantus_music::time_text::format(*onset)
+                ),
+                Place::Score { bar, voice, onset } => format!(
+                    "<td>bar {bar}, {}, onset {}</td>",
+                    escape(voice),
+                    cantus_music::time_text::format(*onset)
+                ),
+                Place::Text { at } => format!("<td>{}</td>", escape(at)),
+            };
             let _ = writeln!(
                 out,
-                "<tr><td>{link}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{link}{}</td>{place}<td>{}</td></tr>",
                 if f.hard { "" } else { " (soft)" },
-                f.bar,
-                escape(&f.voice),
-                cantus_music::time_text::format(f.onset),
                 escape(&f.reason)
             );
         }

@@ -74,55 +74,12 @@ use cantus_framework::{GateReport, ReleaseGate, Violation};
 use cantus_music::{Score, Time};
 use num_rational::Ratio;
 use segment::Statement;
-use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
+use serde::Serialize;
 use tables::{SerialTables, push_labels};
 
-/// How the gate treats row tags.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GateMode {
-    /// Ignore tags; derive every label from the pitches; allow no repetition.
-    #[default]
-    Strict,
-    /// Trust readable tags (checking the pitches against them) and let a tagged
-    /// repetition of the previous event through, counting it.
-    Relaxed,
-}
-
-impl GateMode {
-    /// `"strict"` or `"relaxed"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            GateMode::Strict => "strict",
-            GateMode::Relaxed => "relaxed",
-        }
-    }
-}
-
-impl fmt::Display for GateMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Why a gate mode name could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown gate mode {0:?} (expected \"strict\" or \"relaxed\")")]
-pub struct GateModeParseError(pub String);
-
-impl FromStr for GateMode {
-    type Err = GateModeParseError;
-
-    fn from_str(s: &str) -> Result<GateMode, GateModeParseError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "strict" => Ok(GateMode::Strict),
-            "relaxed" => Ok(GateMode::Relaxed),
-            _ => Err(GateModeParseError(s.to_owned())),
-        }
-    }
-}
+/// How the gate treats row tags: strict derives every label from the pitches,
+/// relaxed trusts readable tags (the framework's [`GateMode`], re-exported here).
+pub use cantus_framework::{GateMode, GateModeParseError};
 
 /// The limits of the texture rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -1,23 +1,20 @@
-//! The twelve-tone jobs of the program: compose a piece (with the embedded proposer
-//! or a model, through the harness, with Libretto's revise loop, or as the raw
-//! one-reply baseline) and leave it on disk as one run directory.
-//!
-//! The CLI parses flags into a [`Piece`] and a [`Way`], calls [`compose`], and prints
-//! what comes back; everything between lives here.
+//! One twelve-tone compose job: the piece (a spec, and the brief it came from), the
+//! way it is composed — the harness with the embedded proposer or a model, Libretto's
+//! revise loop, or the raw one-reply baseline — and the run folder's files, which the
+//! experiment runner's run folders write too.
 
-use crate::models::Configured;
-use crate::outputs::{OutputError, RunDir};
+use crate::blueprint::BlueprintError;
+use crate::compose::{Composer, Composition, budget};
+use crate::gate::GateMode;
+use crate::proposer::llm::LlmProposer;
+use crate::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
+use crate::report::{BriefReport, ComposeReport, DegeneracyReport, Study};
+use crate::spec::{CompiledBrief, Spec, SpecError, compile_brief};
+use crate::{EmbeddedProposer, TwelveTone};
 use cantus_framework::{Budget, Outcome, Progress, Proposer, Revise};
 use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
 use cantus_music::Score;
-use cantus_twelve_tone::blueprint::BlueprintError;
-use cantus_twelve_tone::compose::{Composer, Composition, budget};
-use cantus_twelve_tone::gate::GateMode;
-use cantus_twelve_tone::proposer::llm::LlmProposer;
-use cantus_twelve_tone::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
-use cantus_twelve_tone::report::{BriefReport, ComposeReport, DegeneracyReport, Study};
-use cantus_twelve_tone::spec::{CompiledBrief, Spec, SpecError, compile_brief};
-use cantus_twelve_tone::{EmbeddedProposer, TwelveTone};
+use cantus_registry::{Model, OutputError, RunDir, layout};
 use std::path::{Path, PathBuf};
 
 /// What to compose: a spec, and the brief it was compiled from, if any.
@@ -65,21 +62,20 @@ impl Piece {
 /// How to compose.
 pub enum Way<'a> {
     /// The propose–verify–repair harness, with the embedded proposer or the model.
-    Harness { model: Option<&'a Configured> },
+    Harness { model: Option<&'a Model> },
     /// Up to `rounds` harness rounds measured by Libretto's degeneracy gate against the
     /// serial reference; only a piece passing both gates is released.
     Revise {
-        model: Option<&'a Configured>,
+        model: Option<&'a Model>,
         rounds: u32,
     },
     /// The model writes the whole piece in one reply; the same strict gate judges it.
-    Raw { model: &'a Configured },
+    Raw { model: &'a Model },
 }
 
 /// The gate mode: the flag, else the config's `[gate] mode`, else strict.
-pub fn gate_mode(flag: Option<GateMode>, model: Option<&Configured>) -> GateMode {
-    flag.or(model.map(|m| m.settings.gate.mode))
-        .unwrap_or_default()
+pub fn gate_mode(flag: Option<GateMode>, model: Option<&Model>) -> GateMode {
+    flag.or(model.map(|m| m.gate)).unwrap_or_default()
 }
 
 /// One revise round as the CLI prints it.
@@ -135,17 +131,14 @@ pub enum ComposeError {
 
 /// The budget and proposer of a harness run with `model` (or the embedded proposer).
 pub fn proposer(
-    model: Option<&Configured>,
+    model: Option<&Model>,
     constrained: bool,
 ) -> (Box<dyn Proposer<TwelveTone>>, Budget) {
     match model {
         None => (Box::new(EmbeddedProposer), budget()),
         Some(m) => (
-            Box::new(LlmProposer::new(
-                m.backend.clone(),
-                m.settings.ask(constrained),
-            )),
-            m.settings.harness.budget(budget()),
+            Box::new(LlmProposer::new(m.backend.clone(), m.ask(constrained))),
+            m.budget(budget()),
         ),
     }
 }
@@ -159,15 +152,12 @@ pub struct Job<'a> {
     pub way: Way<'a>,
     /// `--constrained`: constrained decoding whatever `[harness] constrained` says.
     pub constrained: bool,
-    /// The run directory.
-    pub out: &'a Path,
-    /// Replace an earlier run in `out` (`--force`).
-    pub replace: bool,
 }
 
-/// Composes the job's piece the way it asks, and writes the run into its directory.
+/// Composes the job's piece the way it asks, and writes the run into `dir`.
 pub async fn compose(
     job: Job<'_>,
+    dir: RunDir,
     progress: Option<Box<dyn Fn(Progress) + Send + Sync>>,
 ) -> Result<Composed, ComposeError> {
     let Job {
@@ -176,13 +166,10 @@ pub async fn compose(
         mode,
         way,
         constrained,
-        out,
-        replace,
     } = job;
-    let dir = RunDir::create(out, replace)?;
     let (model, rounds) = match way {
         Way::Raw { model } => {
-            let options = model.settings.ask(false);
+            let options = model.ask(false);
             let outcome = compose_raw(&piece.spec, seed, model.backend.as_ref(), &options).await?;
             let written = write_raw(dir, &outcome, &piece.spec, seed, None);
             return Ok(Composed::Raw { outcome, written });
@@ -217,7 +204,6 @@ pub async fn compose(
     })
 }
 
-/// Libretto's degeneracy gate against the serial reference, the measure of `--revise`.
 /// Libretto's degeneracy gate against the serial reference (Cantus's own released
 /// pieces): the measure of `compose --revise`, the experiment's `revise` condition and
 /// every degeneracy verdict.
@@ -308,10 +294,10 @@ pub fn write_composition(
         Ok(p) => files.push(p.display().to_string()),
         Err(e) => write_errors.push(e.to_string()),
     };
-    note(dir.write_with("trace.jsonl", |out| trace.write_jsonl(out, true)));
-    note(dir.write("spec.toml", piece.spec.to_toml_string().as_bytes()));
+    note(dir.write_trace(trace));
+    note(dir.write(layout::SPEC, piece.spec.to_toml_string().as_bytes()));
     if let Some(score) = outcome.artefact() {
-        let (written, errors) = dir.write_piece(released, score);
+        let (written, errors) = dir.write_artefact(released, score);
         files.extend(written.iter().map(|p| p.display().to_string()));
         write_errors.extend(errors);
     }
@@ -326,7 +312,7 @@ pub fn write_composition(
     report.degeneracy = degeneracy.clone();
     report.study = study;
     let diagnostics = report.diagnostics.clone();
-    if let Err(e) = dir.write_json("report.json", &report) {
+    if let Err(e) = dir.write_json(layout::REPORT, &report) {
         write_errors.push(e.to_string());
     }
     let mut written = finish(dir, released, diagnostics, write_errors, gate_name(outcome));
@@ -352,7 +338,7 @@ pub fn write_raw(
     study: Option<Study>,
 ) -> Written {
     let mut write_errors = Vec::new();
-    if let Err(e) = dir.write("raw-reply.txt", outcome.text.as_bytes()) {
+    if let Err(e) = dir.write(layout::REPLY, outcome.text.as_bytes()) {
         write_errors.push(e.to_string());
     }
     let scored: Option<(&Score, bool)> = match &outcome.verdict {
@@ -361,13 +347,13 @@ pub fn write_raw(
         _ => None,
     };
     if let Some((score, released)) = scored {
-        write_errors.extend(dir.write_piece(released, score).1);
+        write_errors.extend(dir.write_artefact(released, score).1);
     }
     let report = RawReport {
         study,
         ..RawReport::new(outcome, spec, seed)
     };
-    if let Err(e) = dir.write_json("report.json", &report) {
+    if let Err(e) = dir.write_json(layout::REPORT, &report) {
         write_errors.push(e.to_string());
     }
     let gate = outcome
@@ -406,68 +392,4 @@ fn finish(
         gate,
         degeneracy: None,
     }
-}
-
-/// What `cantus verify` judges a piece against.
-#[derive(Clone, Debug, Default)]
-pub struct Against {
-    pub mode: GateMode,
-    /// The spec the piece was written to (registers, texture, crossing) and, with
-    /// `seed`, its schedule.
-    pub spec: Option<PathBuf>,
-    pub seed: u64,
-    /// The row, when there is no spec: pitch classes or a historical name.
-    pub row: Option<String>,
-}
-
-/// A judged piece.
-pub struct Verified {
-    pub loaded: cantus_music::format::Loaded,
-    pub report: cantus_framework::GateReport<cantus_twelve_tone::Location>,
-}
-
-/// Why a piece could not be judged at all; bad input.
-#[derive(Debug, thiserror::Error)]
-pub enum VerifyError {
-    #[error(transparent)]
-    Piece(#[from] PieceError),
-    #[error("{0}")]
-    Plan(#[from] BlueprintError),
-    #[error("--row: {0}")]
-    Row(#[from] cantus_twelve_tone::row::RowOrNameError),
-    #[error(transparent)]
-    Read(#[from] cantus_music::format::FormatError),
-}
-
-/// Judges the piece in `file` by the strict (or relaxed) gate, against its spec, a
-/// given row, or the row inferred from the music. Read `lenient`ly, grace notes are
-/// kept and judged as row tones sounding before the note they lead to (they take no
-/// time, so no timing rule applies to them); read strictly, they are left out with a
-/// warning, as every command that judges timed notes does.
-pub fn verify(file: &Path, lenient: bool, against: &Against) -> Result<Verified, VerifyError> {
-    use cantus_twelve_tone::Blueprint;
-    use cantus_twelve_tone::gate::SerialGate;
-    let plan = match &against.spec {
-        Some(path) => {
-            let piece = Piece::load(None, Some(path))?;
-            Some(Blueprint::new(&piece.spec, against.seed)?)
-        }
-        None => None,
-    };
-    let gate = match (&plan, &against.row) {
-        (Some(plan), _) => SerialGate::for_plan(plan, against.mode),
-        (None, Some(text)) => {
-            let (row, _) = cantus_twelve_tone::row::row_or_name(text)?;
-            SerialGate::for_row(row, Default::default(), against.mode)
-        }
-        (None, None) => SerialGate::inferring(against.mode),
-    };
-    let options = cantus_music::ReadOptions {
-        lenient,
-        grace_notes: lenient,
-        ..cantus_music::ReadOptions::default()
-    };
-    let loaded = cantus_music::format::read_path_with(file, &options)?;
-    let report = gate.judge_score(&loaded.score);
-    Ok(Verified { loaded, report })
 }

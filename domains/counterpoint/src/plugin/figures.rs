@@ -1,6 +1,6 @@
 //! A species exercise's vertical intervals as figures above the counterpoint.
 
-use cantus_counterpoint::{ReadOptions, read_exercise};
+use crate::{ReadOptions, read_exercise};
 use cantus_music::Score;
 use cantus_music::annotation::{Annotations, MarkKind};
 

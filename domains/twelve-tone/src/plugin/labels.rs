@@ -1,8 +1,8 @@
 //! Row labels from the strict gate's own statements (never re-derived here).
 
+use crate::gate::StatementSpan;
 use cantus_music::Score;
 use cantus_music::annotation::{Annotations, MarkKind};
-use cantus_twelve_tone::gate::StatementSpan;
 
 /// `P0` (or `P0=R6` for a symmetric row, `?` for a broken statement) above each
 /// statement's first note; with `positions`, each note's order positions.

@@ -1,4 +1,5 @@
-//! The short human summary every generating command prints.
+//! The short human summary every domain's compose job prints: the loop's totals in
+//! one line, and a failure's first diagnostics.
 
 use cantus_framework::Totals;
 use std::fmt::Write;
@@ -55,31 +56,23 @@ pub fn totals_line(t: &Totals) -> String {
     s
 }
 
-/// Prints "FAILED (gate): N problems" and the first twelve diagnostics, pointing at
+/// "FAILED (gate): N problems" and the first twelve diagnostics, pointing at
 /// `report.json` for the rest.
-pub fn print_failure(gate: &str, diagnostics: &[impl std::fmt::Display]) {
-    say!(
+pub fn failure_lines(gate: &str, diagnostics: &[impl std::fmt::Display]) -> Vec<String> {
+    let mut lines = vec![format!(
         "FAILED ({gate}): {} problem{}",
         diagnostics.len(),
         if diagnostics.len() == 1 { "" } else { "s" }
-    );
+    )];
     for d in diagnostics.iter().take(12) {
-        say!("  {d}");
+        lines.push(format!("  {d}"));
     }
     if diagnostics.len() > 12 {
-        say!("  … {} more in report.json", diagnostics.len() - 12);
+        lines.push(format!(
+            "  … {} more in {}",
+            diagnostics.len() - 12,
+            crate::layout::REPORT
+        ));
     }
-}
-
-/// Prints each file that could not be written, and the exit: released and every file
-/// written, or an explicit failure.
-pub fn exit(released: bool, write_errors: &[String]) -> super::Exit {
-    for e in write_errors {
-        eprintln!("error: could not write {e}");
-    }
-    if released && write_errors.is_empty() {
-        super::Exit::Ok
-    } else {
-        super::Exit::Failed
-    }
+    lines
 }

@@ -1,4 +1,4 @@
-//! A run's files on disk, written as one unit.
+//! A run's files on disk, written as one unit, in the layout of [`crate::layout`].
 //!
 //! A [`RunDir`] collects a run's files in a hidden temporary directory beside the
 //! destination and renames it into place only when every file is written
@@ -13,26 +13,11 @@
 //! Debug builds read `CANTUS_TEST_WRITE_DELAY_MS`: a pause before each file is
 //! written, so a test can kill a run in the middle of writing (`tests/reliability_cli.rs`).
 
-use cantus_music::Score;
-use cantus_music::format::{Format, render};
+use crate::artefact::Artefact;
+use crate::layout;
+use cantus_framework::Trace;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// The names a run directory holds (anything else means it is not one).
-const RUN_FILES: &[&str] = &[
-    "piece.txt",
-    "piece.musicxml",
-    "piece.ly",
-    "piece.mid",
-    "unreleased-piece.txt",
-    "unreleased-piece.musicxml",
-    "unreleased-piece.ly",
-    "unreleased-piece.mid",
-    "raw-reply.txt",
-    "report.json",
-    "spec.toml",
-    "trace.jsonl",
-];
 
 /// Why a run's outputs could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -106,6 +91,11 @@ impl RunDir {
         })
     }
 
+    /// Where the run ends up.
+    pub fn path(&self) -> &Path {
+        &self.dest
+    }
+
     /// Where `name` will be once the run is committed (what reports list).
     pub fn final_path(&self, name: &str) -> PathBuf {
         self.dest.join(name)
@@ -145,30 +135,20 @@ impl RunDir {
         Ok(self.final_path(name))
     }
 
-    /// Writes a run's piece: `piece.*` when it was released, `unreleased-piece.*`
-    /// otherwise (see [`RunDir::write_score`]).
-    pub fn write_piece(&self, released: bool, score: &Score) -> (Vec<PathBuf>, Vec<String>) {
-        let prefix = if released {
-            "piece"
-        } else {
-            "unreleased-piece"
-        };
-        self.write_score(prefix, score)
-    }
-
-    /// Writes `score` as `{prefix}.txt`, `.musicxml`, `.ly` and `.mid`: the files
-    /// written, and for each one that could not be, why.
-    pub fn write_score(&self, prefix: &str, score: &Score) -> (Vec<PathBuf>, Vec<String>) {
+    /// Writes a run's artefact in every format its kind has: `piece.*` when it was
+    /// released, `unreleased-piece.*` otherwise. The files written, and for each one
+    /// that could not be, why.
+    pub fn write_artefact<A: Artefact>(
+        &self,
+        released: bool,
+        artefact: &A,
+    ) -> (Vec<PathBuf>, Vec<String>) {
         let mut written = Vec::new();
         let mut errors = Vec::new();
-        for format in [
-            Format::Grammar,
-            Format::MusicXml,
-            Format::LilyPond,
-            Format::Midi,
-        ] {
-            let name = format!("{prefix}.{}", format.extension());
-            match render(score, format)
+        for extension in A::EXTENSIONS {
+            let name = layout::artefact_file(released, extension);
+            match artefact
+                .to_bytes(extension)
                 .map_err(|e| format!("{}: {e}", self.final_path(&name).display()))
                 .and_then(|bytes| self.write(&name, &bytes).map_err(|e| e.to_string()))
             {
@@ -177,6 +157,16 @@ impl RunDir {
             }
         }
         (written, errors)
+    }
+
+    /// Writes the run's trace as `trace.jsonl` (with its timing line).
+    pub fn write_trace<E, L, A>(&self, trace: &Trace<E, L, A>) -> Result<PathBuf, OutputError>
+    where
+        E: Serialize,
+        L: Serialize,
+        A: Serialize,
+    {
+        self.write_with(layout::TRACE, |out| trace.write_jsonl(out, true))
     }
 
     /// Moves the finished run into place: an earlier run there is replaced as a
@@ -269,13 +259,14 @@ fn check_destination(dest: &Path, replace: bool) -> Result<(), OutputError> {
             path: dest.to_owned(),
         });
     }
+    let extensions = crate::artefact_extensions();
     let mut foreign = Vec::new();
     let mut empty = true;
     for entry in std::fs::read_dir(dest).map_err(io(dest))? {
         let entry = entry.map_err(io(dest))?;
         empty = false;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !RUN_FILES.contains(&name.as_str()) || entry.path().is_dir() {
+        if !layout::is_run_file(&name, &extensions) || entry.path().is_dir() {
             foreign.push(name);
         }
     }
