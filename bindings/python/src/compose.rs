@@ -1,6 +1,7 @@
 //! `cantus.compose`: a piece through the harness — the embedded proposer by
 //! default, the model a `cantus.toml` names otherwise — with the program's own
-//! code (`cantus::twelve_tone`, `cantus::counterpoint`, `cantus::models`), so a
+//! code (the domains' registered units, `cantus_twelve_tone::plugin` and
+//! `cantus_counterpoint::plugin`, and `cantus::models`), so a
 //! piece composed from Python is the one `cantus compose` writes for the same
 //! brief and seed.
 //!
@@ -12,12 +13,12 @@ use crate::errors::{Place, error};
 use crate::judge::located;
 use crate::score::NativeScore;
 use cantus::models::{Configured, ModelSource};
-use cantus::outputs::RunDir;
-use cantus::twelve_tone::{Piece, PieceError, gate_mode};
 use cantus_counterpoint::{Assignment, Position, Species};
 use cantus_framework::Outcome;
+use cantus_registry::RunDir;
 use cantus_twelve_tone::compose::Composer;
 use cantus_twelve_tone::gate::GateMode;
+use cantus_twelve_tone::plugin::job::{Piece, PieceError, gate_mode};
 use cantus_twelve_tone::report::{BriefReport, ComposeReport};
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -144,6 +145,8 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
     if r.revise == Some(0) {
         return Err(bad(py, "revise: at least one round"));
     }
+    let registered = model.map(Configured::model);
+    let model = registered.as_ref();
     let mode = gate_mode(flag, model);
     let dir = match &r.out {
         Some(out) => Some(RunDir::create(out, r.force).map_err(|e| bad(py, e.to_string()))?),
@@ -153,11 +156,11 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
     let (seed, constrained, revise) = (r.seed, r.constrained, r.revise);
     let composed = py.detach(|| {
         rt.block_on(async {
-            let (proposer, budget) = cantus::twelve_tone::proposer(model, constrained);
+            let (proposer, budget) = cantus_twelve_tone::plugin::job::proposer(model, constrained);
             let composer = Composer::new(mode, budget);
             match revise {
                 None => composer.compose(&piece.spec, seed, proposer.as_ref()).await,
-                Some(rounds) => cantus::twelve_tone::revise(
+                Some(rounds) => cantus_twelve_tone::plugin::job::revise(
                     &composer,
                     &piece.spec,
                     seed,
@@ -172,7 +175,7 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
     let composition = composed.map_err(|e| bad(py, format!("cannot plan this piece: {e}")))?;
     let degeneracy = match (&composition.outcome, model) {
         (Outcome::Released { artefact, .. }, Some(_)) => {
-            Some(cantus::twelve_tone::degeneracy(artefact))
+            Some(cantus_twelve_tone::plugin::job::degeneracy(artefact))
         }
         _ => None,
     };
@@ -184,7 +187,7 @@ fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRes
         .map_err(|e| bad(py, e.to_string()))?;
     let (out, write_errors) = match dir {
         Some(dir) => {
-            let written = cantus::twelve_tone::write_composition(
+            let written = cantus_twelve_tone::plugin::job::write_composition(
                 dir,
                 &composition,
                 &piece,
@@ -234,7 +237,8 @@ fn counterpoint(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRe
             "counterpoint needs cantus=: a mode (dorian, phrygian, lydian, mixolydian, aeolian, ionian) or a file",
         ));
     };
-    let cantus = cantus::counterpoint::cantus(cantus_arg).map_err(|e| bad(py, e.to_string()))?;
+    let cantus = cantus_counterpoint::plugin::compose::cantus(cantus_arg)
+        .map_err(|e| bad(py, e.to_string()))?;
     let species = match r.species {
         None => Species::First,
         Some(n) => {
@@ -252,11 +256,14 @@ fn counterpoint(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRe
         }
     };
     let assignment = Assignment::new(cantus, species, position);
+    let registered = model.map(Configured::model);
+    let model = registered.as_ref();
     let rt = runtime(py)?;
     let (seed, constrained) = (r.seed, r.constrained);
     let outcome = py.detach(|| {
         rt.block_on(async {
-            let (proposer, budget) = cantus::counterpoint::proposer(model, constrained);
+            let (proposer, budget) =
+                cantus_counterpoint::plugin::compose::proposer(model, constrained);
             cantus_counterpoint::compose_with(assignment.clone(), seed, proposer.as_ref(), budget)
                 .await
         })
@@ -279,7 +286,8 @@ fn counterpoint(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyRe
     let (out, write_errors) = match &r.out {
         Some(dir) => {
             let dir = RunDir::create(dir, r.force).map_err(|e| bad(py, e.to_string()))?;
-            let written = cantus::counterpoint::write(dir, &assignment, outcome, seed);
+            let written =
+                cantus_counterpoint::plugin::compose::write(dir, &assignment, outcome, seed);
             (written.dir, written.write_errors)
         }
         None => (None, Vec::new()),

@@ -7,7 +7,7 @@ use crate::{
     Assignment, Cantus, Counterpoint, EmbeddedProposer, ModeName, ModelProposer, Position, Species,
     compose_with,
 };
-use cantus_framework::{Outcome, Proposer};
+use cantus_framework::{Budget, Outcome, Proposer};
 use cantus_registry::summary::{failure_lines, totals_line};
 use cantus_registry::{
     Args, Compose, Composed, DomainError, Job, Model, Opt, Request, Run, RunDir, layout,
@@ -195,20 +195,28 @@ pub async fn compose(
     constrained: bool,
     dir: RunDir,
 ) -> Exercise {
+    let (proposer, budget) = self::proposer(model, constrained);
+    let outcome = compose_with(assignment.clone(), seed, proposer.as_ref(), budget).await;
+    write(dir, assignment, outcome, seed)
+}
+
+/// The budget and proposer of an exercise with `model` (or the embedded search).
+pub fn proposer(
+    model: Option<&Model>,
+    constrained: bool,
+) -> (Box<dyn Proposer<Counterpoint>>, Budget) {
     let base = crate::compose::budget();
-    let (proposer, budget): (Box<dyn Proposer<Counterpoint>>, _) = match model {
+    match model {
         None => (Box::new(EmbeddedProposer), base),
         Some(m) => (
             Box::new(ModelProposer::new(m.backend.clone(), m.ask(constrained))),
             m.budget(base),
         ),
-    };
-    let outcome = compose_with(assignment.clone(), seed, proposer.as_ref(), budget).await;
-    write(dir, assignment, outcome, seed)
+    }
 }
 
 /// Writes the exercise in every format, the trace and `report.json`, and commits.
-fn write(
+pub fn write(
     dir: RunDir,
     assignment: &Assignment,
     outcome: Outcome<Counterpoint>,
