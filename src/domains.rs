@@ -3,6 +3,7 @@
 //! command line names a domain. A program of your own links its domain the same way
 //! (or in its own binary, beside a call to [`crate::cli::main`]).
 
+use cantus_chorale as _;
 use cantus_counterpoint as _;
 use cantus_example_cycles as _;
 use cantus_twelve_tone as _;

@@ -20,6 +20,8 @@
 //!   event; the proposers are a seeded search to each phrase's cadence and a
 //!   language model held to the voicings that can still reach it;
 //!   [`compose`](mod@compose): the whole run.
+//! * [`plugin`]: the domain as one registered unit (`cantus compose|verify|render
+//!   --domain chorale`).
 //! * [`marks`]: the Roman numerals an engraving shows under the bass.
 //! * [`experiment`]: the task set — Bach's melodies harmonised, measured against
 //!   his harmonisations (agreement, copy risk, degeneracy).
@@ -34,6 +36,7 @@ mod gate;
 mod harmony;
 pub mod marks;
 mod pitch;
+pub mod plugin;
 pub mod predicates;
 pub mod proposer;
 pub mod read;
