@@ -6,7 +6,7 @@ reader, music21, what it finds in such a file, so a misplaced tie, a wrong
 <divisions> or a shifted track shows up as a concrete difference.
 
 Usage:
-    music21_check.py FILE EXPECTED.json [--skip-empty-parts]
+    music21_check.py FILE EXPECTED.json [--skip-empty-parts | --sounding]
 
 FILE is a .musicxml/.xml/.mxl or .mid/.midi file. EXPECTED.json is a list of
     {"voice": 0, "onset": "9/2", "duration": "1/3", "midi": 60}
@@ -22,6 +22,14 @@ midi) entry. The check passes when the two multisets are equal.
 --skip-empty-parts numbers parts (on both sides) only among those holding
 notes: music21 turns MIDI tracks into parts, may keep or drop a conductor
 track, and a voice without notes leaves no track notes behind.
+
+--sounding compares what sounds, not how it is notated, for files whose parts and
+staves a reader may number differently (a piano's two staves, a part's voices) and
+whose ties a reader may join differently: on both sides, per pitch, the time spans
+in which it sounds in any part, notes of one pitch that touch or overlap joined into
+one span; music21's tied notes are taken as written (its stripTies joins a tie start
+to the next note of that pitch even when they do not touch). The corpus check of
+corpus/second-viennese uses it. Grace notes are never compared.
 
 Exit status: 0 on agreement, 1 on a mismatch (a diff is printed), 2 when the
 arguments or files cannot be used.
@@ -82,8 +90,9 @@ def load_expected(path):
     return notes
 
 
-def load_with_music21(path):
-    """(part index, onset, duration, midi) for every sounding pitch music21 finds."""
+def load_with_music21(path, strip_ties=True):
+    """(part index, onset, duration, midi) for every sounding pitch music21 finds
+    (tied notes joined unless `strip_ties` is false)."""
     try:
         from music21 import converter
     except ImportError as err:
@@ -101,7 +110,7 @@ def load_with_music21(path):
     notes = []
     for index, part in enumerate(score.parts):
         for line in voice_lines(part):
-            flat = line.stripTies().flatten()
+            flat = (line.stripTies() if strip_ties else line).flatten()
             for n in flat.notes:
                 if n.duration.isGrace:
                     continue
@@ -136,6 +145,28 @@ def voice_lines(part):
     return [lines[k] for k in sorted(lines)]
 
 
+def sounding(notes):
+    """Per pitch, the spans in which it sounds in any part: (0, onset, length, midi),
+    notes of one pitch that touch or overlap joined, time counted from the first
+    note (a reader may start a pickup bar at 0 or where it ends in a whole bar)."""
+    start = min((n[1] for n in notes), default=0)
+    notes = [(0, n[1] - start, n[2], n[3]) for n in notes]
+    spans = []
+    for midi in sorted({n[3] for n in notes}):
+        current = None
+        for onset, duration in sorted((n[1], n[2]) for n in notes if n[3] == midi and n[2] > 0):
+            end = onset + duration
+            if current and onset <= current[1]:
+                current[1] = max(current[1], end)
+                continue
+            if current:
+                spans.append((0, current[0], current[1] - current[0], midi))
+            current = [onset, end]
+        if current:
+            spans.append((0, current[0], current[1] - current[0], midi))
+    return spans
+
+
 def compact_parts(notes):
     """Renumbers parts 0, 1, ... among those that hold notes, in order."""
     order = {v: i for i, v in enumerate(sorted({n[0] for n in notes}))}
@@ -156,12 +187,19 @@ def main():
         action="store_true",
         help="number parts only among those holding notes (for MIDI)",
     )
+    parser.add_argument(
+        "--sounding",
+        action="store_true",
+        help="compare per pitch the spans in which it sounds, whatever the part or ties",
+    )
     args = parser.parse_args()
 
     expected = load_expected(args.expected)
-    found = load_with_music21(args.file)
+    found = load_with_music21(args.file, strip_ties=not args.sounding)
     if args.skip_empty_parts:
         expected, found = compact_parts(expected), compact_parts(found)
+    if args.sounding:
+        expected, found = sounding(expected), sounding(found)
     want, got = Counter(expected), Counter(found)
     if want == got:
         print(f"music21_check: {args.file}: music21 agrees on {len(found)} notes")

@@ -5,7 +5,8 @@
 //! itself as one unit (`cantus-registry`); this crate knows the program around
 //! them: the whole `cantus.toml` ([`settings`]: the one mapping from `[harness]` to
 //! a budget and to how a model is asked), which model a command runs with
-//! ([`models`]), the brief [`bank`] and the [`experiment`] runner, and the command
+//! ([`models`]), the brief [`bank`], the serial analysis of a directory of scores
+//! ([`corpus`]) and the [`experiment`] runner, and the command
 //! line ([`cli`]), which parses arguments into these calls and the registered
 //! domains' and prints what comes back. [`domains`] links the domains the program
 //! ships, one line each.
@@ -13,6 +14,7 @@
 
 pub mod bank;
 pub mod cli;
+pub mod corpus;
 pub mod domains;
 pub mod experiment;
 pub mod models;

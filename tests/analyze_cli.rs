@@ -277,3 +277,51 @@ fn the_annotated_engraving_carries_the_labels_and_compiles() {
         .any(|e| e.path().extension().is_some_and(|x| x == "svg"));
     assert!(engraved, "an SVG in {}", dir.display());
 }
+
+#[test]
+fn a_directory_is_one_table_row_per_piece_and_an_unreadable_file_is_a_row_too() {
+    let dir = temp("corpus");
+    std::fs::copy(op21(), dir.join("a_op21.txt")).unwrap();
+    std::fs::write(
+        dir.join("b_bad.txt"),
+        "KEY: ? | METER: 4/4 | GRID: 16th\nVOICES: A\n@1 [-]\n  A: H4@1>4\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("c_notes.md"), "not a score").unwrap();
+    let o = cantus(&["analyze", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
+    let text = out(&o);
+    for line in [
+        "| piece | notes | row found | explained | statements (complete) | canons | verdict |",
+        "| a_op21.txt | 128 | WebernOp21 (inferred; 5 8 7 6 10 9 3 4 0 1 2 11) | 99.2% |",
+        "| b_bad.txt | – | error: ",
+        "2 pieces (1 not read); 127 of 128 notes explained by rows (99.2%); 1 read as twelve-tone.",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
+    assert!(!text.contains("c_notes.md"), "{text}");
+
+    let o = cantus(&["analyze", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let c: Value = serde_json::from_str(&out(&o)).unwrap();
+    let pieces = c["pieces"].as_array().unwrap();
+    assert_eq!(pieces.len(), 2);
+    assert_eq!(pieces[0]["row_name"], "WebernOp21");
+    assert_eq!(pieces[0]["explained"], 127);
+    assert!(pieces[0]["canons"].as_u64().unwrap() >= 2, "{c}");
+    assert!(
+        pieces[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("b_bad.txt:4:"),
+        "{c}"
+    );
+
+    let o = cantus(&["analyze", dir.to_str().unwrap(), "--marks", "m.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("not a directory"), "{}", err(&o));
+    let empty = temp("empty");
+    let o = cantus(&["analyze", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("no score file"), "{}", err(&o));
+}

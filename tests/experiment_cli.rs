@@ -215,6 +215,15 @@ fn prompt_only_conditions_are_not_applicable_to_the_embedded_proposer_and_the_re
     let share = cell["analysis_share"]["estimate"].as_f64().unwrap();
     assert!(share > 0.95, "{share}");
     assert!(md.contains("## Serial analysis"), "{md}");
+    // No `metrics.reference` key: the shipped corpus, its numbers built in.
+    assert!(
+        md.contains("Against corpus/second-viennese/ (21 pieces)."),
+        "{md}"
+    );
+    assert!(
+        md.contains("The reference set's pieces: 89.0% on average."),
+        "{md}"
+    );
 
     // Another reference set, given to the report: a directory of scores.
     let refs = dir.join("refs");
@@ -414,6 +423,11 @@ fn counterpoint_exercises_run_as_a_second_task_set() {
     assert!(harness["collision_rate"].is_null(), "{harness}");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("embedded / raw: 4 runs"), "{md}");
+    // The shipped corpus is serial music: an exercise is measured against none.
+    assert!(
+        md.contains("No reference set named (`metrics.reference`): not computed."),
+        "{md}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,6 +1,7 @@
 //! `cantus analyze FILE`: the serial analysis of any piece (statements across the
-//! texture, elisions, canons, what is left unexplained). Use `cantus verify` to judge
-//! a generated piece by the strict release gate instead.
+//! texture, elisions, canons, what is left unexplained); `cantus analyze DIR`: one
+//! table row per piece of a corpus (`crate::corpus`). Use `cantus verify` to judge a
+//! generated piece by the strict release gate instead.
 
 use super::{Exit, ReadFlags, bad_input};
 use cantus_music::format::read_path_with;
@@ -11,8 +12,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The piece: .txt (grammar), .mid or .musicxml; at most 20,000 notes (every pitch
-    /// of every event) are analysed.
+    /// The piece: .txt (grammar), .mid, .musicxml, .mxl or .mei, at most 20,000 notes
+    /// (every pitch of every event) analysed; or a directory, to analyse every score file
+    /// in it and print one table row per piece.
     file: PathBuf,
     /// The row ("0 11 7 …", note names, or a historical name such as "Webern Op. 21"); inferred when absent.
     #[arg(long)]
@@ -20,7 +22,7 @@ pub struct Args {
     /// Fewest order positions (of 12) a statement must sound to be reported.
     #[arg(long, default_value_t = DEFAULT_MIN_POSITIONS)]
     min_positions: u8,
-    /// Print the analysis as JSON instead of the listing.
+    /// Print the analysis (for a directory: every piece's row) as JSON instead of the listing.
     #[arg(long)]
     json: bool,
     /// Also write the analysis as score annotations (labels, order positions) to this JSON file.
@@ -39,22 +41,25 @@ pub fn run(args: Args) -> Exit {
         Ok(row) => row.map(|(row, _)| row),
         Err(e) => return bad_input(format!("--row: {e}")),
     };
+    let options = Options {
+        row,
+        min_positions: args.min_positions,
+    };
+    if args.file.is_dir() {
+        return corpus(&args, &options);
+    }
     // Composers write row tones as grace notes: the analysis reads them.
-    let options = cantus_music::ReadOptions {
+    let read = cantus_music::ReadOptions {
         grace_notes: true,
         ..args.read.options()
     };
-    let loaded = match read_path_with(&args.file, &options) {
+    let loaded = match read_path_with(&args.file, &read) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
     };
     for w in &loaded.warnings {
         eprintln!("{w}");
     }
-    let options = Options {
-        row,
-        min_positions: args.min_positions,
-    };
     let analysis = match analyze(&loaded.score, &options) {
         Ok(a) => a,
         Err(e) => return bad_input(format!("{}: {e}", args.file.display())),
@@ -90,6 +95,23 @@ pub fn run(args: Args) -> Exit {
     } else {
         use std::io::Write as _;
         let _ = write!(std::io::stdout(), "{analysis}");
+    }
+    Exit::Ok
+}
+
+/// `cantus analyze DIR`: the corpus table (or its JSON).
+fn corpus(args: &Args, options: &Options) -> Exit {
+    if args.marks.is_some() || args.annotate.is_some() {
+        return bad_input("--marks and --annotate take one piece, not a directory");
+    }
+    let corpus = match crate::corpus::analyze_dir(&args.file, &args.read.options(), options) {
+        Ok(c) => c,
+        Err(e) => return bad_input(e),
+    };
+    if args.json {
+        say!("{}", corpus.to_json());
+    } else {
+        say!("{corpus}");
     }
     Exit::Ok
 }

@@ -10,7 +10,7 @@
 
 use super::conditions::{Condition, ConditionId, shipped};
 use super::metrics::degeneracy::Weights;
-use super::tasks::{FuxExercises, SingleFactor, Task, from_bank};
+use super::tasks::{FuxExercises, SingleFactor, Task, Work, from_bank};
 use crate::models::{Configured, ModelSource};
 use cantus_backend::{ConfigError, TomlSource};
 use serde::{Deserialize, Serialize};
@@ -86,8 +86,11 @@ pub struct Metrics {
     pub perturbation_draws: u32,
     /// Scores people wrote, for KL and MMD of pitch-class and interval-class
     /// distributions and the share of notes the serial analyser explains: score files
-    /// (any format `cantus convert` reads) or directories of them.
-    pub reference: Vec<PathBuf>,
+    /// (any format `cantus convert` reads) or directories of them. `None` (the key
+    /// absent): the shipped corpus `corpus/second-viennese`
+    /// ([`super::reference::shipped`]) for twelve-tone tasks, none for counterpoint
+    /// exercises; `[]`: none.
+    pub reference: Option<Vec<PathBuf>>,
     /// The Gaussian kernel's bandwidth for MMD, on distributions (vectors summing to 1).
     pub mmd_sigma: f64,
 }
@@ -100,7 +103,7 @@ impl Default for Metrics {
             degeneracy: Weights::default(),
             perturbation: 0.5,
             perturbation_draws: 200,
-            reference: Vec::new(),
+            reference: None,
             mmd_sigma: 0.25,
         }
     }
@@ -315,7 +318,12 @@ impl Experiment {
             tasks.truncate(n);
         }
         let mut metrics = raw.metrics;
-        metrics.reference = metrics.reference.iter().map(|p| dir.join(p)).collect();
+        metrics.reference = match metrics.reference {
+            Some(paths) => Some(paths.iter().map(|p| dir.join(p)).collect()),
+            // The shipped corpus is serial music: nothing to measure counterpoint against.
+            None if tasks.iter().any(|t| matches!(t.work, Work::Exercise(_))) => Some(Vec::new()),
+            None => None,
+        };
         let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
         Ok(Experiment {
             name: raw.name.unwrap_or_else(|| {

@@ -6,6 +6,13 @@
 //!
 //! An entry may name a score file or a directory; a directory stands for every score
 //! file directly in it (any extension `cantus convert` reads), in name order.
+//!
+//! Without a `reference` key the set is the shipped corpus `corpus/second-viennese`
+//! (free-atonal songs by Schoenberg and Webern and the opening of Webern's twelve-tone
+//! Op. 21; see its README). Its numbers are built into the program
+//! (`second_viennese.json`), so an experiment measures against it from any directory;
+//! a test keeps them equal to what [`read`] finds in the corpus
+//! (`CANTUS_BLESS=1 cargo test --test corpus` rewrites them after a corpus change).
 
 use super::metrics::texture::{Distributions, analysis_share, distributions};
 use super::record::Reference;
@@ -74,4 +81,13 @@ pub fn read(paths: &[PathBuf], name: impl Fn(&Path) -> String) -> Result<Vec<Ref
         });
     }
     Ok(out)
+}
+
+/// Where the shipped corpus lives in the repository, and how its pieces are named.
+pub const SHIPPED: &str = "corpus/second-viennese";
+
+/// The shipped corpus's reference set (see the module documentation).
+pub fn shipped() -> Vec<Reference> {
+    serde_json::from_str(include_str!("second_viennese.json"))
+        .expect("second_viennese.json is a list of references (checked by tests/corpus.rs)")
 }

@@ -383,7 +383,7 @@ fn markdown(
         let _ = writeln!(
             md,
             "Against {} ({} pieces). KL(pieces ‖ reference) in nats, smoothed; MMD with a Gaussian kernel, σ = {}.\n\n| model | condition | KL pc | MMD pc | KL ic | MMD ic |\n|---|---|---|---|---|---|",
-            s.references.join(", "),
+            reference_names(&s.references),
             s.references.len(),
             s.mmd_sigma
         );
@@ -673,4 +673,16 @@ fn html_tables(s: &Summary) -> Vec<Table> {
         .to_vec(),
         rows,
     }]
+}
+
+/// How the report names a reference set: its directory (`corpus/second-viennese/`)
+/// when every piece is in one, else every piece.
+fn reference_names(names: &[String]) -> String {
+    let dir = |name: &str| name.rfind('/').map(|i| name[..=i].to_owned());
+    match names.first().and_then(|n| dir(n)) {
+        Some(first) if names.len() > 1 && names.iter().all(|n| dir(n).as_ref() == Some(&first)) => {
+            first
+        }
+        _ => names.join(", "),
+    }
 }

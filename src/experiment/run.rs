@@ -117,8 +117,10 @@ pub fn grid(exp: &Experiment) -> Vec<(Key, usize, usize, usize)> {
 /// The header of `shard`'s results of `exp`: the file, the reference set's
 /// distributions and the shard.
 pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
-    let reference =
-        super::reference::read(&exp.metrics.reference, |p| tidy(p).display().to_string())?;
+    let reference = match &exp.metrics.reference {
+        Some(paths) => super::reference::read(paths, |p| tidy(p).display().to_string())?,
+        None => super::reference::shipped(),
+    };
     Ok(Header {
         name: exp.name.clone(),
         hash: exp.hash.clone(),

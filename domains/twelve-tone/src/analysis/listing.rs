@@ -199,8 +199,9 @@ fn join<'a>(values: impl Iterator<Item = &'a u8>) -> String {
     out
 }
 
-/// `96.9%`, exact to one decimal (rounded half up), from integers.
-fn percent(part: usize, whole: usize) -> String {
+/// `96.9%`, exact to one decimal (rounded half up), from integers: how the listing
+/// (and a corpus table) shows a share of notes.
+pub fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {
         return "0%".to_owned();
     }

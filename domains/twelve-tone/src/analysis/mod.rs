@@ -78,6 +78,7 @@ mod select;
 mod strands;
 mod texture;
 
+pub use listing::percent;
 pub use marks::annotations;
 pub use report::{
     AnalysedNote, Analysis, Canon, CanonRelation, Elision, Labels, NoteRole, Rejected, RowSource,
