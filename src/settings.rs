@@ -8,7 +8,7 @@
 //! runs, so no value can overflow a `Duration` or make a run retry without end.
 
 use cantus_backend::{BackendConfig, ConfigError, PluginConfig, TomlSource};
-use cantus_framework::{AskOptions, Budget, BudgetOverrides};
+use cantus_framework::{AskOptions, Budget, BudgetOverrides, Freedom};
 use cantus_twelve_tone::gate::GateMode;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -70,6 +70,10 @@ pub struct HarnessSettings {
     /// Unreadable replies asked again, per request.
     #[serde(default = "default_reasks")]
     pub reasks: u32,
+    /// What a constraint holds the model to: `rules` (default; the plan is advice in
+    /// the prompt) or `plan` (the grammar also fixes what the domain's plan fixes).
+    #[serde(default)]
+    pub freedom: Freedom,
 }
 
 fn default_reasks() -> u32 {
@@ -86,6 +90,7 @@ impl Default for HarnessSettings {
             constrained: false,
             json_schema: false,
             reasks: default_reasks(),
+            freedom: Freedom::default(),
         }
     }
 }
@@ -139,6 +144,7 @@ impl Settings {
             temperature: self.backend.temperature,
             seed: self.backend.seed,
             max_tokens: self.backend.max_tokens,
+            freedom: self.harness.freedom,
         }
     }
 }

@@ -76,6 +76,7 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
         temperature: Some(0.0),
         seed: Some(7),
         max_tokens: Some(320),
+        ..AskOptions::default()
     };
     let proposer = LlmProposer::new(backend, options);
     let budget = Budget {

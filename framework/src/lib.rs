@@ -119,8 +119,8 @@ pub use gate::{
     GateMode, GateModeParseError, GateReport, LISTED_VIOLATIONS, ReleaseGate, Unlisted,
 };
 pub use model::{
-    AskOptions, Asking, Constraint, ConstraintUse, Message, ModelBackend, ModelError,
-    ModelExchange, ModelReply, ModelRequest, Role, Sampling, Tally, Usage,
+    AskOptions, Asking, Choice, Constraint, ConstraintUse, Freedom, Message, ModelBackend,
+    ModelError, ModelExchange, ModelReply, ModelRequest, Role, Sampling, Tally, Usage,
 };
 pub use predicate::{
     CheckContext, FlatViolation, Predicate, RuleId, Severity, Verdict, Verifier, Violation,

@@ -99,6 +99,40 @@ pub struct Sampling {
     pub max_tokens: Option<u32>,
 }
 
+/// What a model-backed proposer's constraint holds the model to.
+///
+/// A constraint encodes the rules, never the answer: under [`Freedom::Rules`] (the
+/// default) the grammar admits every choice from which the work can still be finished
+/// cleanly and nothing narrower, and the domain's plan (targets, a suggested line) goes
+/// into the prompt as advice the model may take or leave. [`Freedom::Plan`] also fixes
+/// in the grammar what the domain's plan fixes, leaving the model only what the plan
+/// leaves open — kept so the two can be compared, never chosen silently.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Freedom {
+    /// The rules only; the plan is advice.
+    #[default]
+    Rules,
+    /// The rules and the plan.
+    Plan,
+}
+
+impl Freedom {
+    /// `rules` or `plan`, as `cantus.toml` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Freedom::Rules => "rules",
+            Freedom::Plan => "plan",
+        }
+    }
+}
+
+impl std::fmt::Display for Freedom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How a domain's model-backed proposer asks — the same knobs for every domain, set
 /// from `cantus.toml`'s `[backend]` and `[harness]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +152,8 @@ pub struct AskOptions {
     /// The most tokens a reply may be asked for: a ceiling, under which a proposer
     /// asks for what its request needs; `None` lets the proposer choose its own.
     pub max_tokens: Option<u32>,
+    /// What the constraint holds the model to (`[harness] freedom`).
+    pub freedom: Freedom,
 }
 
 impl Default for AskOptions {
@@ -130,6 +166,7 @@ impl Default for AskOptions {
             temperature: None,
             seed: None,
             max_tokens: None,
+            freedom: Freedom::default(),
         }
     }
 }
@@ -436,6 +473,32 @@ pub struct ModelExchange {
     pub constraint_honoured: Option<bool>,
     /// Replies that could not be read and were asked again within budget.
     pub reasks: u32,
+    /// How much choice the request's constraint left the model, where the domain
+    /// counts it (absent without a constraint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<Choice>,
+}
+
+/// How much choice a constraint left a model in one request: log₂ of the number of
+/// distinct answers it admitted (a pitch counted once however it is spelled; for a
+/// section, the product over its voices), over the notes asked for. A model that
+/// decides nothing is offered 0 bits; `bits / notes` is the figure reports compare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    /// Notes (row positions, moments …) the request asked for.
+    pub notes: u32,
+    /// log₂ of the answers the constraint admitted.
+    pub bits: f64,
+}
+
+impl Choice {
+    /// The sum of two requests' choices.
+    pub fn add(self, other: Choice) -> Choice {
+        Choice {
+            notes: self.notes + other.notes,
+            bits: self.bits + other.bits,
+        }
+    }
 }
 
 impl ModelExchange {
@@ -451,6 +514,7 @@ impl ModelExchange {
             constraint_use: reply.constraint,
             constraint_honoured: None,
             reasks: 0,
+            choice: None,
         }
     }
 }

@@ -10,7 +10,7 @@
 //! is recorded as not applicable — never run as something else.
 
 use cantus_framework::{
-    AskOptions, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest, async_trait,
+    AskOptions, Freedom, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest, async_trait,
 };
 use cantus_twelve_tone::TwelveTone;
 use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
@@ -79,6 +79,10 @@ pub struct Condition {
     /// Added to every request.
     #[serde(default)]
     pub instruction: Option<String>,
+    /// What the constraint holds the model to (`rules` or `plan`); `None` keeps the
+    /// model's `cantus.toml` (`[harness] freedom`, default `rules`).
+    #[serde(default)]
+    pub freedom: Option<Freedom>,
 }
 
 #[derive(Deserialize)]
@@ -142,8 +146,6 @@ impl Condition {
         }
     }
 
-    /// How a model is asked under this condition: the config's options with this
-    /// condition's constrained decoding.
     /// The model as this condition asks it: with its instruction added to every
     /// request, if it has one.
     pub fn backend(&self, model: &Arc<dyn ModelBackend>) -> Arc<dyn ModelBackend> {
@@ -156,9 +158,12 @@ impl Condition {
         }
     }
 
+    /// How a model is asked under this condition: the config's options with this
+    /// condition's constrained decoding and, if it names one, its freedom.
     pub fn ask(&self, base: &AskOptions) -> AskOptions {
         AskOptions {
             constrained: self.constrained,
+            freedom: self.freedom.unwrap_or(base.freedom),
             ..base.clone()
         }
     }

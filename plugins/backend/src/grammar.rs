@@ -31,7 +31,7 @@ pub struct GrammarError {
 
 /// How often an item may occur.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Repeat {
+pub(crate) enum Repeat {
     Once,
     Optional,
     Star,
@@ -40,7 +40,7 @@ enum Repeat {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Term {
+pub(crate) enum Term {
     Literal(String),
     Class {
         negated: bool,
@@ -52,15 +52,15 @@ enum Term {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Item {
-    term: Term,
-    repeat: Repeat,
+pub(crate) struct Item {
+    pub(crate) term: Term,
+    pub(crate) repeat: Repeat,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Rule {
-    name: String,
-    alternatives: Vec<Vec<Item>>,
+pub(crate) struct Rule {
+    pub(crate) name: String,
+    pub(crate) alternatives: Vec<Vec<Item>>,
 }
 
 /// `gbnf` in xgrammar's EBNF (see the module documentation), or why it cannot be.
@@ -374,7 +374,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 /// The rules of `gbnf`, checked: every referenced rule is defined, once, and `root` is.
-fn parse(gbnf: &str) -> Result<Vec<Rule>, GrammarError> {
+pub(crate) fn parse(gbnf: &str) -> Result<Vec<Rule>, GrammarError> {
     let mut reader = Reader {
         chars: gbnf.chars().peekable(),
         line: 1,

@@ -160,12 +160,18 @@ pub(crate) fn pitch_names(pc: PitchClass, low: u8, high: u8) -> Vec<String> {
     out
 }
 
-/// The GBNF grammar of a job's reply: one line per voice, in the job's order.
+/// The GBNF grammar of a job's reply: one line per voice, in the job's order — the
+/// rules' automaton for a voice with a [`Line`](super::line::Line), the note windows
+/// otherwise.
 pub(crate) fn gbnf(job: &Job) -> String {
     let mut g = String::new();
     let lines: Vec<String> = (0..job.voices.len()).map(|v| format!("v{v}")).collect();
     let _ = writeln!(g, "root ::= {}", lines.join(" "));
     for (v, voice) in job.voices.iter().enumerate() {
+        if let Some(line) = &voice.line {
+            g.push_str(&line.gbnf(&format!("v{v}"), &format!("{}: ", voice.name)));
+            continue;
+        }
         let notes: Vec<String> = (0..voice.notes.len())
             .map(|i| format!("v{v}-n{i}"))
             .collect();
@@ -234,6 +240,33 @@ fn admits_note(voice: &VoiceJob, note: &Owed, token: &str) -> bool {
     pitches_ok && at_ok && len_ok
 }
 
+/// log₂ of the distinct answers [`gbnf`]`(job)` admits, each pitch counted once
+/// however it is spelled (voices are independent in the grammar, so their bits add).
+pub(crate) fn bits(job: &Job) -> f64 {
+    job.voices
+        .iter()
+        .map(|voice| match &voice.line {
+            Some(line) => line.bits(),
+            None => voice
+                .notes
+                .iter()
+                .map(|note| {
+                    let (low, high) = voice.range_of(note);
+                    let pitches: f64 = note
+                        .pcs
+                        .iter()
+                        .map(|&pc| (low..=high).filter(|m| m % 12 == pc % 12).count() as f64)
+                        .product();
+                    let w = note.window;
+                    let onsets = f64::from(w.onset_hi - w.onset_lo + 1);
+                    let lengths = f64::from(w.max_len.saturating_sub(w.min_len) + 1);
+                    (pitches * onsets * lengths).log2()
+                })
+                .sum(),
+        })
+        .sum()
+}
+
 /// Whether `text` is in the language of [`gbnf`]`(job)` (a final newline may be
 /// missing: servers often strip it).
 pub(crate) fn admits(job: &Job, text: &str) -> bool {
@@ -245,6 +278,9 @@ pub(crate) fn admits(job: &Job, text: &str) -> bool {
                 return false;
             };
             let tokens: Vec<&str> = rest.split(' ').collect();
+            if let Some(line) = &voice.line {
+                return line.admits(&tokens);
+            }
             tokens.len() == voice.notes.len()
                 && tokens
                     .iter()

@@ -24,6 +24,7 @@
 
 pub(crate) mod constraint;
 pub(crate) mod job;
+pub(crate) mod line;
 pub(crate) mod prompt;
 pub(crate) mod reply;
 pub(crate) mod schema;
@@ -32,7 +33,7 @@ pub(crate) mod whole;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
 use cantus_framework::{
-    AskOptions, Asking, Constraint, ModelBackend, ModelReply, ModelRequest, Proposal,
+    AskOptions, Asking, Choice, Constraint, ModelBackend, ModelReply, ModelRequest, Proposal,
     ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, Violation, async_trait,
 };
 use job::Job;
@@ -121,6 +122,20 @@ impl LlmProposer {
         let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut best: Option<(reply::Read, ModelReply, Option<bool>)> = None;
         let max_tokens = job.tokens_needed();
+        // How much the grammar leaves the model: recorded with each answer.
+        let choice = matches!(constraint, Some(Constraint::Gbnf(_))).then(|| Choice {
+            notes: job
+                .voices
+                .iter()
+                .map(|v| v.notes.iter().map(|n| u32::from(n.tag.len)).sum::<u32>())
+                .sum(),
+            bits: constraint::bits(&job),
+        });
+        let exchange = |asking: &Asking<'_>, reply: &ModelReply, honoured: Option<bool>| {
+            let mut exchange = asking.exchange(constraint.as_ref(), reply, honoured);
+            exchange.choice = choice;
+            exchange
+        };
         // A section's (or continue's) readable prefix is kept: the engine asks for the rest.
         let continuable = job.kind == job::JobKind::Section;
         while asking.more() {
@@ -161,7 +176,7 @@ impl LlmProposer {
             };
             match reply::read(&job, &text, reply.truncated()) {
                 Ok(mut read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
-                    let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                    let exchange = exchange(&asking, &reply, honoured);
                     let followers = job.followers_of(req.spec, req.state, &read.events);
                     read.events.extend(followers);
                     return Ok(Proposal {
@@ -191,7 +206,7 @@ impl LlmProposer {
                     read.events
                 },
                 cost: asking.tally.usage,
-                exchange: Some(asking.exchange(constraint.as_ref(), &reply, honoured)),
+                exchange: Some(exchange(&asking, &reply, honoured)),
             }),
             None => Err(ProposerError::BadOutput(format!(
                 "{} repl{} from {} could not be read; last: {}",
@@ -334,7 +349,13 @@ impl Proposer<TwelveTone> for LlmProposer {
                 candidate,
                 violations,
             } => (
-                job::patch_job(req.spec, section, req.state, candidate)?,
+                job::patch_job(
+                    req.spec,
+                    section,
+                    req.state,
+                    candidate,
+                    self.options.freedom,
+                )?,
                 Context {
                     violations,
                     refused: Some(candidate),
@@ -346,7 +367,14 @@ impl Proposer<TwelveTone> for LlmProposer {
                 pending,
                 violations,
             } => (
-                job::rewrite_job(req.spec, section, req.state, candidate, pending)?,
+                job::rewrite_job(
+                    req.spec,
+                    section,
+                    req.state,
+                    candidate,
+                    pending,
+                    self.options.freedom,
+                )?,
                 Context {
                     violations,
                     refused: Some(candidate),
@@ -354,8 +382,15 @@ impl Proposer<TwelveTone> for LlmProposer {
                 },
             ),
             RequestKind::Continue { owed } => (
-                job::continue_job(req.spec, section, req.state, owed, &planned(&req))?
-                    .fit(self.ceiling()),
+                job::continue_job(
+                    req.spec,
+                    section,
+                    req.state,
+                    owed,
+                    &planned(&req),
+                    self.options.freedom,
+                )?
+                .fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,
@@ -363,7 +398,14 @@ impl Proposer<TwelveTone> for LlmProposer {
                 },
             ),
             RequestKind::Section | RequestKind::Whole => (
-                job::section_job(req.spec, section, req.state, &planned(&req))?.fit(self.ceiling()),
+                job::section_job(
+                    req.spec,
+                    section,
+                    req.state,
+                    &planned(&req),
+                    self.options.freedom,
+                )?
+                .fit(self.ceiling()),
                 Context {
                     violations: &[],
                     refused: None,

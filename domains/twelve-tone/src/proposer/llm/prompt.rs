@@ -63,6 +63,36 @@ pub(crate) fn messages(
     let mut p = String::new();
     section_line(&mut p, job);
     match job.kind {
+        JobKind::Section if job.voices.iter().any(|v| v.line.is_some()) => {
+            context_before(&mut p, &job.span, plan, state);
+            if state.voices.iter().any(|l| {
+                l.overlapping(job.span.start, job.span.end())
+                    .next()
+                    .is_some()
+            }) {
+                context_within(&mut p, &job.span, plan, state);
+            }
+            let _ = writeln!(
+                p,
+                "Each voice sounds these pitch classes in this order. You choose each note's \
+                 octave (anywhere in the voice's range), onset and length; rests are free; \
+                 {}notes of a voice must not overlap, and a pitch class another voice is \
+                 sounding must wait until it stops:",
+                if plan.limits.max_chord > 1 {
+                    format!(
+                        "up to {} consecutive pitch classes may sound together as one chord \
+                         (joined by +); ",
+                        plan.limits.max_chord
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            for voice in &job.voices {
+                owed_line(&mut p, voice);
+            }
+            advice(&mut p, job);
+        }
         JobKind::Section => {
             context_before(&mut p, &job.span, plan, state);
             p.push_str(
@@ -207,6 +237,63 @@ fn texture_line(p: &mut String, job: &Job) {
          Use the whole range, leaps as well as steps.",
         parts.join("; ")
     );
+}
+
+/// The plan as advice: the embedded planner's line for each voice asked, which the
+/// model may follow, vary or ignore (under `freedom = "rules"` the grammar holds the
+/// rules only). Without a planned line, the rhythm targets alone.
+fn advice(p: &mut String, job: &Job) {
+    let lines: Vec<String> = job
+        .voices
+        .iter()
+        .filter_map(|voice| {
+            let planned: Vec<String> = job
+                .plan
+                .iter()
+                .filter(|e| {
+                    e.voice == voice.voice
+                        && voice
+                            .notes
+                            .last()
+                            .is_some_and(|n| u16::from(e.tag.start) < n.tag.end())
+                })
+                .map(|e| token(&job.span, e))
+                .collect();
+            (!planned.is_empty()).then(|| format!("{}: {}", voice.name, planned.join(" ")))
+        })
+        .collect();
+    if lines.is_empty() {
+        let targets: Vec<String> = job
+            .voices
+            .iter()
+            .filter_map(|voice| {
+                let line = voice.line.as_ref()?;
+                let notes = u32::try_from(voice.notes.len()).unwrap_or(1).max(1);
+                let per = ((line.end - line.first) / notes).max(1);
+                Some(format!(
+                    "{} about {per} slot{} a note",
+                    voice.name,
+                    if per == 1 { "" } else { "s" }
+                ))
+            })
+            .collect();
+        if !targets.is_empty() {
+            let _ = writeln!(
+                p,
+                "Aim for: {}; varied lengths, some rests, staggered onsets, the whole range.",
+                targets.join("; ")
+            );
+        }
+        return;
+    }
+    p.push_str(
+        "A suggested plan (follow it, vary it or write your own; varied lengths, rests and \
+         staggered onsets between voices sound best):\n",
+    );
+    for line in lines {
+        p.push_str(&line);
+        p.push('\n');
+    }
 }
 
 /// What a patch or rewrite asks of its voice.

@@ -279,7 +279,14 @@ mod tests {
     fn job() -> Job {
         let plan = Blueprint::new(&Spec::with_voice_count(2), 1).expect("plans");
         let state = ToneState::new(&plan);
-        section_job(&plan, &plan.sections[0], &state, &[]).expect("a job")
+        section_job(
+            &plan,
+            &plan.sections[0],
+            &state,
+            &[],
+            cantus_framework::Freedom::Rules,
+        )
+        .expect("a job")
     }
 
     proptest! {

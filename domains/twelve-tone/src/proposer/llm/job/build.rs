@@ -2,13 +2,14 @@
 //! continuation of one cut short, a patch of one event, a rewrite of a segment — from
 //! the plan, the section and the state of the row cursor.
 
+use super::super::line::{Fixed, Line, Voice};
 use super::{Job, JobKind, Owed, Span, VoiceJob, Window, windows};
 use crate::blueprint::{Blueprint, CanonPlan, SectionPlan};
 use crate::event::{Tag, ToneEvent};
 use crate::proposer::canon;
 use crate::row::{PitchClass, RowForm};
 use crate::state::ToneState;
-use cantus_framework::ProposerError;
+use cantus_framework::{Freedom, ProposerError};
 use cantus_music::Time;
 
 /// The register, name and form of `voice` in `section`.
@@ -112,6 +113,107 @@ fn planned_notes(
     (position == 12 && !notes.is_empty()).then_some(notes)
 }
 
+/// What voices other than `voice` already sound in `span`, slot by slot: their
+/// accepted events, and `extra` (other voices' events kept beside the answer).
+fn fixed(span: &Span, state: &ToneState, voice: usize, extra: &[ToneEvent]) -> Fixed {
+    let mut fixed = Fixed::none(span.slots);
+    let mut pitches = vec![0u128; fixed.blocked.len()];
+    let others = state
+        .voices
+        .iter()
+        .enumerate()
+        .filter(|(u, _)| *u != voice)
+        .flat_map(|(_, l)| l.overlapping(span.start, span.end()))
+        .chain(extra.iter().filter(|e| e.voice != voice));
+    for e in others {
+        let (a, b) = (span.floor_slot(e.onset), span.ceil_slot(e.end()));
+        for j in a..b {
+            let j = j as usize;
+            if let Some(mask) = fixed.blocked.get_mut(j) {
+                *mask |= e.pc_set();
+                pitches[j] = e
+                    .pitches
+                    .iter()
+                    .fold(pitches[j], |m, &p| m | 1 << (p & 127));
+            }
+        }
+    }
+    for (n, mask) in fixed.sounding.iter_mut().zip(&pitches) {
+        *n = u8::try_from(mask.count_ones()).unwrap_or(u8::MAX);
+    }
+    fixed
+}
+
+/// The voice as the rules see it.
+fn rules_voice(plan: &Blueprint, voice: &VoiceJob) -> Voice {
+    Voice {
+        pcs: plan.table.pcs(voice.form).to_vec(),
+        low: voice.low,
+        high: voice.high,
+        max_chord: plan.limits.max_chord,
+        max_sounding: plan.limits.max_sounding,
+    }
+}
+
+/// What the rules leave open for `voice` writing positions `from..to` (then `tail`
+/// more) on slots `first..end`, against the voices already fixed — or, if nothing
+/// fits against them, against none (the verifier and the ladder then sort it out);
+/// `None` if the voice cannot place its notes at all (the even windows are used then).
+#[allow(clippy::too_many_arguments)]
+fn rules_line(
+    plan: &Blueprint,
+    span: &Span,
+    voice: &VoiceJob,
+    (from, to, tail): (u8, u8, u8),
+    (first, end): (u32, u32),
+    chord: (u8, u8),
+    fixed: &Fixed,
+) -> Option<Line> {
+    let v = rules_voice(plan, voice);
+    Line::new(&v, from, to, tail, first, end, chord, fixed).or_else(|| {
+        Line::new(
+            &v,
+            from,
+            to,
+            tail,
+            first,
+            end,
+            chord,
+            &Fixed::none(span.slots),
+        )
+    })
+}
+
+/// Single notes for positions `from..to` of `form`, each open over `first..end` (the
+/// notes of a rules job: the grammar, not the windows, holds them).
+fn open_notes(
+    plan: &Blueprint,
+    form: RowForm,
+    from: u8,
+    to: u8,
+    first: u32,
+    end: u32,
+) -> Vec<Owed> {
+    let pcs = plan.table.pcs(form);
+    (from..to.min(12))
+        .map(|position| Owed {
+            pcs: vec![pcs[usize::from(position)]],
+            tag: Tag {
+                form,
+                start: position,
+                len: 1,
+            },
+            window: Window {
+                onset_lo: first,
+                onset_hi: end.saturating_sub(1).max(first),
+                min_len: 1,
+                max_len: end.saturating_sub(first).max(1),
+            },
+            register: None,
+        })
+        .collect()
+}
+
 /// The job of a section request: every voice still owing positions of this
 /// section's statement, from its cursor, laid out as the embedded proposer's
 /// `planned` events for the section lay them out ([`planned_notes`]), else spread
@@ -121,6 +223,7 @@ pub(crate) fn section_job(
     section: &SectionPlan,
     state: &ToneState,
     planned: &[ToneEvent],
+    freedom: Freedom,
 ) -> Result<Job, ProposerError> {
     let span = Span::of_section(plan.meter, section, 24)?;
     let mut voices: Vec<VoiceJob> = Vec::new();
@@ -165,9 +268,28 @@ pub(crate) fn section_job(
             high,
             form,
             notes: Vec::new(),
+            line: None,
         };
-        voice.notes = planned_notes(plan, &span, &voice, from, lo, end, planned)
-            .unwrap_or_else(|| line_notes(plan, form, from, lo, end));
+        if freedom == Freedom::Rules {
+            let first = span.ceil_slot(line.last_end());
+            let fixed = fixed(&span, state, v, &[]);
+            voice.line = rules_line(
+                plan,
+                &span,
+                &voice,
+                (from, 12, 0),
+                (first, end),
+                (1, plan.limits.max_chord.max(1)),
+                &fixed,
+            );
+            if voice.line.is_some() {
+                voice.notes = open_notes(plan, form, from, 12, first, end);
+            }
+        }
+        if voice.line.is_none() {
+            voice.notes = planned_notes(plan, &span, &voice, from, lo, end, planned)
+                .unwrap_or_else(|| line_notes(plan, form, from, lo, end));
+        }
         voices.push(voice);
     }
     if voices.is_empty() {
@@ -176,6 +298,15 @@ pub(crate) fn section_job(
             section.index + 1
         )));
     }
+    let plan_events = planned
+        .iter()
+        .filter(|e| {
+            voices
+                .iter()
+                .any(|v| v.voice == e.voice && v.line.is_some())
+        })
+        .cloned()
+        .collect();
     Ok(Job {
         kind: JobKind::Section,
         section: section.index,
@@ -183,6 +314,7 @@ pub(crate) fn section_job(
         voices,
         keep: Vec::new(),
         followers,
+        plan: plan_events,
     })
 }
 
@@ -194,8 +326,9 @@ pub(crate) fn continue_job(
     state: &ToneState,
     owed: &[cantus_framework::Owed],
     planned: &[ToneEvent],
+    freedom: Freedom,
 ) -> Result<Job, ProposerError> {
-    let mut job = section_job(plan, section, state, planned)?;
+    let mut job = section_job(plan, section, state, planned, freedom)?;
     job.voices
         .retain(|v| owed.iter().any(|o| o.part == v.voice));
     job.followers
@@ -244,6 +377,7 @@ pub(crate) fn patch_job(
     section: &SectionPlan,
     state: &ToneState,
     candidate: &ToneEvent,
+    freedom: Freedom,
 ) -> Result<Job, ProposerError> {
     let span = Span::of_section(plan.meter, section, 24)?;
     let (name, low, high, form) = voice_frame(plan, section, candidate.voice)?;
@@ -261,20 +395,48 @@ pub(crate) fn patch_job(
         window,
         register: None,
     }];
+    let mut voice = VoiceJob {
+        voice: candidate.voice,
+        name,
+        low,
+        high,
+        form,
+        notes,
+        line: None,
+    };
+    if freedom == Freedom::Rules {
+        // One event for the tag, anywhere from the voice's last note on, leaving room
+        // for the positions the statement still owes after it.
+        let tag = candidate.tag;
+        let to = u8::try_from(tag.end()).unwrap_or(12).min(12);
+        let free = free_slot(&span, state, candidate.voice);
+        let fixed = fixed(&span, state, candidate.voice, &[]);
+        voice.line = rules_line(
+            plan,
+            &span,
+            &voice,
+            (tag.start, to, 12 - to),
+            (free, span.slots),
+            (tag.len, tag.len),
+            &fixed,
+        );
+        if voice.line.is_some() {
+            voice.notes[0].window = Window {
+                onset_lo: free,
+                onset_hi: span.slots.saturating_sub(1).max(free),
+                min_len: 1,
+                max_len: span.slots.saturating_sub(free).max(1),
+            };
+        }
+    }
     Ok(Job {
         kind: JobKind::Patch,
         section: section.index,
         span,
-        voices: vec![VoiceJob {
-            voice: candidate.voice,
-            name,
-            low,
-            high,
-            form,
-            notes,
-        }],
+        voices: vec![voice],
         keep: Vec::new(),
         followers: Vec::new(),
+        plan: Vec::new(),
     })
 }
 
@@ -288,6 +450,7 @@ pub(crate) fn rewrite_job(
     state: &ToneState,
     candidate: &ToneEvent,
     pending: &[ToneEvent],
+    freedom: Freedom,
 ) -> Result<Job, ProposerError> {
     let span = Span::of_section(plan.meter, section, 24)?;
     let voice = candidate.voice;
@@ -318,24 +481,43 @@ pub(crate) fn rewrite_job(
             register: None,
         })
         .collect();
-    let keep = pending
+    let keep: Vec<ToneEvent> = pending
         .iter()
         .filter(|e| e.voice != voice)
         .cloned()
         .collect();
+    let mut job_voice = VoiceJob {
+        voice,
+        name,
+        low,
+        high,
+        form,
+        notes,
+        line: None,
+    };
+    if freedom == Freedom::Rules {
+        let free = free_slot(&span, state, voice);
+        let fixed = fixed(&span, state, voice, &keep);
+        job_voice.line = rules_line(
+            plan,
+            &span,
+            &job_voice,
+            (first, last, 12 - last),
+            (free, span.slots),
+            (1, plan.limits.max_chord.max(1)),
+            &fixed,
+        );
+        if job_voice.line.is_some() {
+            job_voice.notes = open_notes(plan, candidate.tag.form, first, last, free, span.slots);
+        }
+    }
     Ok(Job {
         kind: JobKind::Rewrite,
         section: section.index,
         span,
-        voices: vec![VoiceJob {
-            voice,
-            name,
-            low,
-            high,
-            form,
-            notes,
-        }],
+        voices: vec![job_voice],
         keep,
         followers: Vec::new(),
+        plan: Vec::new(),
     })
 }

@@ -9,6 +9,7 @@
 //! a voice's whole line is one line of tokens: that keeps the reply simple for a
 //! small model and lets the grammar fix each voice's sequence of pitch classes.
 
+use super::line::Line;
 use crate::blueprint::{Blueprint, CanonPlan, SectionPlan};
 use crate::event::{Tag, ToneEvent};
 use crate::proposer::canon;
@@ -156,7 +157,7 @@ pub(crate) struct Owed {
 }
 
 /// One voice's part of a job.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct VoiceJob {
     pub voice: usize,
     pub name: String,
@@ -165,9 +166,23 @@ pub(crate) struct VoiceJob {
     pub form: RowForm,
     /// The notes owed, in order.
     pub notes: Vec<Owed>,
+    /// Under `freedom = "rules"`, everything the rules leave open for the line (the
+    /// constraint, the membership test and the bit count); `None` holds the notes to
+    /// their windows (`freedom = "plan"`, or a line the rules cannot place).
+    pub line: Option<Line>,
 }
 
 impl VoiceJob {
+    /// Keeps the line to the notes still asked for (after [`Job::fit`] cut some): the
+    /// rest become its tail, which must still fit after them.
+    fn cut_line(&mut self) {
+        let (Some(line), Some(last)) = (self.line.take(), self.notes.last()) else {
+            return;
+        };
+        let to = u8::try_from(last.tag.end()).unwrap_or(12);
+        self.line = line.cut(to);
+    }
+
     /// The pitch range note `note` may use: its own, else the voice's.
     pub fn range_of(&self, note: &Owed) -> (u8, u8) {
         note.register.unwrap_or((self.low, self.high))
@@ -192,6 +207,9 @@ pub(crate) struct Job {
     /// Canons whose follower is not asked of the model but derived from its leader's
     /// answer ([`Job::followers_of`]), in the order to derive them (leaders first).
     pub followers: Vec<CanonPlan>,
+    /// The plan's events for the voices held only to the rules: advice for the prompt,
+    /// never part of the constraint.
+    pub plan: Vec<ToneEvent>,
 }
 
 /// Reply tokens per note of the grammar (`C#4@13>2 `) for SmolLM2's tokenizer,
@@ -286,6 +304,7 @@ impl Job {
             // Leading notes of this voice, as many as fit.
             while voice.notes.len() > 1 {
                 voice.notes.pop();
+                voice.cut_line();
                 let trial = Job {
                     voices: kept.iter().cloned().chain([voice.clone()]).collect(),
                     ..self.clone()
@@ -365,6 +384,7 @@ mod tests {
                     register: None,
                 })
                 .collect(),
+            line: None,
         }
     }
 
@@ -388,6 +408,7 @@ mod tests {
                 .collect(),
             keep: Vec::new(),
             followers: Vec::new(),
+            plan: Vec::new(),
         }
     }
 
