@@ -220,6 +220,10 @@ pub struct Totals {
     /// too few ([`crate::RepairRung::retires_after`]), in the order retired.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rungs_retired: Vec<String>,
+    /// The choice the constraints of the run's model calls offered, summed over the
+    /// calls that counted it (absent when none did: no constraint, or no model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choice: Option<crate::model::Choice>,
 }
 
 fn is_zero<N: Default + PartialEq>(n: &N) -> bool {

@@ -13,7 +13,7 @@ use super::folder;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
 use super::tasks::{Task, Work};
 use cantus_framework::{
-    Assessment, Budget, Domain, GateReport, Measure, Outcome, Proposer, Revise, Totals,
+    Assessment, Budget, Choice, Domain, GateReport, Measure, Outcome, Proposer, Revise, Totals,
 };
 use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
@@ -47,6 +47,8 @@ pub(super) struct Made {
     pub trace: Option<Vec<u8>>,
     /// The run's folder under `runs/`, when the experiment asks for one.
     pub files: Vec<FileCheck>,
+    /// The choice the run's constraints offered (from the trace's totals).
+    pub choice: Option<Choice>,
 }
 
 /// The gates' verdicts on what a run made.
@@ -75,6 +77,7 @@ impl Made {
             tokens_cached: None,
             trace: None,
             files: Vec::new(),
+            choice: None,
         }
     }
 }
@@ -92,6 +95,7 @@ pub async fn run(
 ) -> Record {
     let started = Instant::now();
     let seed = u64::from(key.run);
+    let mut decided = None;
     let (made, judged) = match &task.work {
         Work::Piece(spec) => {
             let made = match condition.not_applicable(model.configured.is_some()) {
@@ -114,6 +118,12 @@ pub async fn run(
                 }
             };
             let judged = judge_piece(&made);
+            decided = match &made.score {
+                Some(score) => plan_piece(spec, seed)
+                    .await
+                    .map(|plan| super::metrics::choice::decided(score, &plan)),
+                None => None,
+            };
             (made, judged)
         }
         Work::Exercise(assignment) => exercise::run(assignment, model, condition, seed).await,
@@ -154,7 +164,23 @@ pub async fn run(
         },
         trace,
         files: made.files,
+        control: model.control(),
+        choice: made.choice,
+        decided,
         key,
+    }
+}
+
+/// The plan a twelve-tone run's piece is set against: the embedded planner's piece for
+/// the same spec and seed (released or not).
+async fn plan_piece(spec: &Spec, seed: u64) -> Option<Score> {
+    let composition = Composer::new(GateMode::Strict, budget())
+        .compose(spec, seed, &EmbeddedProposer)
+        .await
+        .ok()?;
+    match composition.outcome {
+        Outcome::Released { artefact, .. } => Some(artefact),
+        Outcome::Failure { artefact, .. } => artefact,
     }
 }
 
@@ -308,9 +334,19 @@ where
         dropped: t.dropped,
         replans: t.replans,
         rounds: t.rounds,
+        sections: trace
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                cantus_framework::Entry::Section(s) => Some(s.section),
+                _ => None,
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .len() as u64,
     };
     let (calls, tokens_in, tokens_out) = (t.proposer_calls, t.tokens_in, t.tokens_out);
     let tokens_cached = t.tokens_cached;
+    let choice = t.choice;
     let (result, reason, score) = match outcome {
         Outcome::Released { artefact, .. } => (RunOutcome::Released, String::new(), Some(artefact)),
         Outcome::Failure {
@@ -343,6 +379,7 @@ where
         tokens_cached,
         trace: trace_bytes,
         files: Vec::new(),
+        choice,
     }
 }
 
@@ -445,6 +482,7 @@ fn from_raw(raw: RawOutcome) -> Made {
         tokens_cached: raw.tokens_cached,
         trace,
         files: Vec::new(),
+        choice: None,
     }
 }
 

@@ -67,6 +67,11 @@ struct RawModel {
     /// Price per million reply tokens.
     #[serde(default)]
     price_out: Option<f64>,
+    /// The conditions this model runs under (of the file's `conditions`); omitted:
+    /// every one. A control is often run under fewer (the embedded planner under the
+    /// plain harness only, say).
+    #[serde(default)]
+    conditions: Option<Vec<Spanned<String>>>,
 }
 
 /// What the report computes, and how.
@@ -116,6 +121,28 @@ pub struct Model {
     pub configured: Option<Configured>,
     pub price_in: Option<f64>,
     pub price_out: Option<f64>,
+    /// The conditions it runs under; `None`: every condition of the file.
+    pub conditions: Option<Vec<ConditionId>>,
+}
+
+impl Model {
+    /// Whether the model runs under `condition`.
+    pub fn runs_under(&self, condition: &ConditionId) -> bool {
+        self.conditions
+            .as_ref()
+            .is_none_or(|only| only.contains(condition))
+    }
+
+    /// Which control the model is: the embedded planner, or a `null` backend (chance
+    /// under the same constraint); `None` for a model.
+    pub fn control(&self) -> Option<super::record::Control> {
+        use super::record::Control;
+        match &self.configured {
+            None => Some(Control::Plan),
+            Some(c) if c.settings.backend.kind == "null" => Some(Control::Null),
+            Some(_) => None,
+        }
+    }
 }
 
 /// A read and checked experiment file.
@@ -278,11 +305,33 @@ impl Experiment {
                     )));
                 }
             }
+            let only = match &m.conditions {
+                None => None,
+                Some(names) => {
+                    let mut only = Vec::new();
+                    for name in names {
+                        let id = ConditionId(name.get_ref().clone());
+                        if !conditions.iter().any(|c| c.name == id) {
+                            return Err(source
+                                .error_at_span(
+                                    name.span(),
+                                    format!(
+                                        "`models[{i}].conditions`: `{id}` is not one of the file's `conditions`"
+                                    ),
+                                )
+                                .into());
+                        }
+                        only.push(id);
+                    }
+                    Some(only)
+                }
+            };
             models.push(Model {
                 name: m.name,
                 configured,
                 price_in: m.price_in,
                 price_out: m.price_out,
+                conditions: only,
             });
         }
         if models.is_empty() {

@@ -11,6 +11,7 @@
 //! itself and the reference set's distributions, so the report reads nothing else.
 
 use super::conditions::ConditionId;
+use cantus_framework::Choice;
 use super::shard::Shard;
 use super::tasks::{FamilyId, TaskId};
 use serde::{Deserialize, Serialize};
@@ -118,6 +119,14 @@ pub struct Counts {
     pub dropped: u64,
     pub replans: u64,
     pub rounds: u64,
+    /// Sections the run worked on (each counted once however often it was replanned
+    /// or revised); absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sections: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a run cost. `seconds` is the only field that differs between two runs of the
@@ -238,6 +247,44 @@ pub struct Record {
     /// run folders (`run_folders = true`) and the run wrote one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileCheck>,
+    /// Which control the run's model is, if it is one: the embedded planner, or the
+    /// null model (chance under the same constraint). Absent for a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<Control>,
+    /// The choice the run's constraints offered its model (summed over its calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<Choice>,
+    /// How much of the piece the proposer decided: its notes set against the plan's
+    /// (twelve-tone: the embedded planner's piece for the same task and seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<Decided>,
+}
+
+/// A control every model is reported beside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Control {
+    /// The embedded planner (the proposer a plan stands for).
+    Plan,
+    /// The null model: uniform draws from each request's constraint.
+    Null,
+}
+
+/// A piece's notes — (voice, onset, pitch), one per sounding pitch — against the
+/// plan's for the same task and seed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decided {
+    /// Notes of the piece.
+    pub notes: u64,
+    /// Of them, notes the plan has too (same voice, onset and pitch).
+    pub as_planned: u64,
+}
+
+impl Decided {
+    /// The share of the piece's notes the plan does not have: what the proposer decided.
+    pub fn share(self) -> Option<f64> {
+        (self.notes > 0).then(|| 1.0 - self.as_planned as f64 / self.notes as f64)
+    }
 }
 
 impl Record {

@@ -342,6 +342,36 @@ fn markdown(
             num(c.replans_per_run, 1)
         );
     }
+    md.push_str(
+        "\n## What the model decided\n\nBits per note: log₂ of the answers the constraints \
+         admitted (a pitch counted once however it is spelled), summed over a run's requests, \
+         over the notes asked — how much the grammar left to choose. Decided: the share of a \
+         piece's notes (voice, onset, pitch) that the plan's piece for the same task and seed \
+         (the embedded planner's) does not have. Agreement with the null model: the share of \
+         a piece's notes that the null model's piece (uniform draws from the same \
+         constraints; a model with `kind = \"null\"`) for the same task, condition and run \
+         has too — what chance under identical rules also writes.\n\n\
+         | model | condition | bits/note | notes asked/run | decided | agreement with null (pairs) | calls/section |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let k = &c.choice;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            c.model,
+            c.condition,
+            num(k.bits_per_note, 2),
+            num(k.notes_asked_per_run, 1),
+            pct(k.decided),
+            if k.null_pairs > 0 {
+                format!("{} ({})", pct(k.null_agreement), k.null_pairs)
+            } else {
+                "–".into()
+            },
+            num(k.calls_per_section, 2),
+        );
+    }
     let _ = writeln!(
         md,
         "\n## Degeneracy\n\nScore in [0, 1] (0 varied): weighted mean of long-note fill, sparse texture, repeated cells, register collapse and rhythmic monotony; weights {:?}. Libretto: share of pieces its degeneracy gate passed (29 axes, serial reference table).\n\n| model | condition | degeneracy | Libretto gate passed |\n|---|---|---|---|",
@@ -516,6 +546,24 @@ fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
             o(k.money_per_delivered)
         );
     }
+    let mut choice = String::from(
+        "model,condition,bits_per_note,notes_asked_per_run,decided,decided_low,decided_high,null_agreement,null_agreement_low,null_agreement_high,null_pairs,calls_per_section\n",
+    );
+    for c in &s.cells {
+        let k = &c.choice;
+        let _ = writeln!(
+            choice,
+            "{},{},{},{},{},{},{},{}",
+            c.model,
+            c.condition,
+            o(k.bits_per_note),
+            o(k.notes_asked_per_run),
+            i(k.decided),
+            i(k.null_agreement),
+            k.null_pairs,
+            o(k.calls_per_section),
+        );
+    }
     let mut paired = String::from("model,condition,pairs,difference,low,high\n");
     for p in &s.paired {
         let d = p.delivery_difference;
@@ -529,6 +577,7 @@ fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
         ("delivery.csv", delivery),
         ("predicates.csv", predicates),
         ("cost.csv", cost),
+        ("choice.csv", choice),
         ("paired.csv", paired),
     ]
 }
@@ -649,6 +698,9 @@ fn html_tables(s: &Summary) -> Vec<Table> {
                 c.tag_dependent_releases.to_string(),
                 pct(c.collision_only_pass),
                 c.degeneracy.map_or("–".into(), |i| i.plain()),
+                num(c.choice.bits_per_note, 2),
+                pct(c.choice.decided),
+                pct(c.choice.null_agreement),
                 format!("{:.1}", c.cost.calls_per_run),
             ],
             link: Some(cell_page(&c.model, &c.condition)),
@@ -667,6 +719,9 @@ fn html_tables(s: &Summary) -> Vec<Table> {
             "tag-dependent",
             "collision only",
             "degeneracy",
+            "bits/note",
+            "decided",
+            "agreement with null",
             "calls/run",
         ]
         .map(String::from)

@@ -99,6 +99,9 @@ pub fn grid(exp: &Experiment) -> Vec<(Key, usize, usize, usize)> {
     for (t, task) in exp.tasks.iter().enumerate() {
         for (m, model) in exp.models.iter().enumerate() {
             for (c, condition) in exp.conditions.iter().enumerate() {
+                if !model.runs_under(&condition.name) {
+                    continue;
+                }
                 for run in 0..exp.runs {
                     let key = Key {
                         task: task.id.clone(),

@@ -219,6 +219,9 @@ impl<'r, D: Domain> Run<'r, D> {
             Err(e) => (Vec::new(), Default::default(), None, Some(e)),
         };
         self.totals.add_cost(cost);
+        if let Some(choice) = exchange.as_ref().and_then(|x| x.choice) {
+            self.totals.choice = Some(self.totals.choice.unwrap_or_default().add(choice));
+        }
         self.entries.push(Entry::Call(CallRecord {
             call,
             request: label,

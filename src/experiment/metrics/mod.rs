@@ -7,6 +7,7 @@
 //! rates and the collision rate are over runs that made a piece.
 
 pub mod bootstrap;
+pub mod choice;
 pub mod degeneracy;
 pub mod distance;
 pub mod texture;
@@ -17,7 +18,7 @@ use super::tasks::FamilyId;
 use bootstrap::{Bootstrap, Interval, mean};
 use degeneracy::{Features, Sensitivity, Weights};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The predicate reported alone: vertical collisions.
 pub const COLLISION: &str = "TT-COLLISION";
@@ -30,6 +31,8 @@ pub struct Measured<'a> {
     pub collisions: Option<texture::Collisions>,
     /// Share of its notes the serial analyser explains by rows.
     pub analysis_share: Option<f64>,
+    /// Its notes (voice, onset, pitch), for agreement with the null model.
+    pub notes: Option<BTreeSet<choice::Note>>,
 }
 
 impl<'a> Measured<'a> {
@@ -42,6 +45,7 @@ impl<'a> Measured<'a> {
             distributions: score.as_ref().and_then(texture::distributions),
             collisions: score.as_ref().map(texture::collisions),
             analysis_share: score.as_ref().and_then(texture::analysis_share),
+            notes: score.as_ref().map(choice::notes),
         }
     }
 }
@@ -115,7 +119,29 @@ pub struct Cell {
     /// Mean share of a piece's notes the serial analyser explains by row statements
     /// (the row inferred), over the cell's pieces.
     pub analysis_share: Option<Interval>,
+    /// What the proposer decided, beside chance.
+    pub choice: Choices,
     pub cost: CostSummary,
+}
+
+/// What a cell's proposer decided, beside chance under the same constraints.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Choices {
+    /// Bits of choice the constraints offered per note asked (log₂ of the answers
+    /// admitted, each pitch counted once however it is spelled), pooled over the cell's
+    /// runs; `None` where no constraint was sent or counted.
+    pub bits_per_note: Option<f64>,
+    /// Notes asked of the model per run.
+    pub notes_asked_per_run: Option<f64>,
+    /// Share of a piece's notes the plan's piece (same task and seed) does not have.
+    pub decided: Option<Interval>,
+    /// Share of a piece's notes (voice, onset, pitch) the null model's piece for the
+    /// same task, condition and run has too; `None` without a null model beside it.
+    pub null_agreement: Option<Interval>,
+    /// Runs paired with a null model's run for `null_agreement`.
+    pub null_pairs: usize,
+    /// Proposer calls per section worked on, pooled over the cell's runs.
+    pub calls_per_section: Option<f64>,
 }
 
 /// A condition against `raw` for the same model, task and run: the mean difference
@@ -166,6 +192,17 @@ fn share(n: usize, d: usize) -> Option<f64> {
 /// The summary of `records`.
 pub fn summarize(records: &[Record], o: &Options<'_>) -> Summary {
     let measured: Vec<Measured> = records.iter().map(Measured::of).collect();
+    // The null model's pieces, by (task, condition, run).
+    let null: BTreeMap<(&str, &str, u32), &BTreeSet<choice::Note>> = measured
+        .iter()
+        .filter(|m| m.record.control == Some(super::record::Control::Null))
+        .filter_map(|m| {
+            let k = &m.record.key;
+            m.notes
+                .as_ref()
+                .map(|n| ((k.task.0.as_str(), k.condition.0.as_str(), k.run), n))
+        })
+        .collect();
     let mut cells = Vec::new();
     let mut groups: Vec<(String, Vec<Features>)> = Vec::new();
     for model in o.models {
@@ -177,7 +214,7 @@ pub fn summarize(records: &[Record], o: &Options<'_>) -> Summary {
             if all.is_empty() {
                 continue;
             }
-            let cell = cell(model, condition, &all, o);
+            let cell = cell(model, condition, &all, &null, o);
             let features: Vec<Features> = all
                 .iter()
                 .filter(|m| m.record.applies())
@@ -226,7 +263,60 @@ fn rate(o: &Options<'_>, runs: &[&Measured], yes: impl Fn(&Record) -> bool) -> O
     o.bootstrap.interval(&items, mean)
 }
 
-fn cell(model: &str, condition: &str, all: &[&Measured], o: &Options<'_>) -> Cell {
+/// The null model's notes by (task, condition, run).
+type NullPieces<'a> = BTreeMap<(&'a str, &'a str, u32), &'a BTreeSet<choice::Note>>;
+
+fn choices(runs: &[&Measured], null: &NullPieces<'_>, o: &Options<'_>) -> Choices {
+    let offered: Vec<cantus_framework::Choice> =
+        runs.iter().filter_map(|m| m.record.choice).collect();
+    let notes: u64 = offered.iter().map(|c| u64::from(c.notes)).sum();
+    let bits: f64 = offered.iter().map(|c| c.bits).sum();
+    let decided: Vec<(&FamilyId, f64)> = runs
+        .iter()
+        .filter_map(|m| {
+            m.record
+                .decided
+                .and_then(|d| d.share())
+                .map(|s| (&m.record.family, s))
+        })
+        .collect();
+    let is_null = runs
+        .iter()
+        .any(|m| m.record.control == Some(super::record::Control::Null));
+    let agreement: Vec<(&FamilyId, f64)> = if is_null {
+        Vec::new()
+    } else {
+        runs.iter()
+            .filter_map(|m| {
+                let k = &m.record.key;
+                let theirs = null.get(&(k.task.0.as_str(), k.condition.0.as_str(), k.run))?;
+                choice::agreement(m.notes.as_ref()?, theirs).map(|a| (&m.record.family, a))
+            })
+            .collect()
+    };
+    Choices {
+        bits_per_note: (notes > 0).then(|| bits / notes as f64),
+        notes_asked_per_run: (!offered.is_empty()).then(|| notes as f64 / runs.len() as f64),
+        decided: o.bootstrap.interval(&decided, mean),
+        null_pairs: agreement.len(),
+        null_agreement: o.bootstrap.interval(&agreement, mean),
+        calls_per_section: {
+            let (calls, sections) = runs
+                .iter()
+                .filter_map(|m| m.record.counts.as_ref().map(|c| (m.record.cost.calls, c.sections)))
+                .fold((0u64, 0u64), |(a, b), (c, s)| (a + c, b + s));
+            (sections > 0).then(|| calls as f64 / sections as f64)
+        },
+    }
+}
+
+fn cell(
+    model: &str,
+    condition: &str,
+    all: &[&Measured],
+    null: &NullPieces<'_>,
+    o: &Options<'_>,
+) -> Cell {
     let runs: Vec<&Measured> = all.iter().copied().filter(|m| m.record.applies()).collect();
     let mut outcomes = BTreeMap::new();
     for m in all {
@@ -334,6 +424,7 @@ fn cell(model: &str, condition: &str, all: &[&Measured], o: &Options<'_>) -> Cel
                 .collect();
             o.bootstrap.interval(&items, mean)
         },
+        choice: choices(&runs, null, o),
         cost: cost(&runs, o.prices.get(model).copied().unwrap_or_default()),
     }
 }

@@ -68,6 +68,7 @@ fn record(r: R) -> Record {
             dropped: 1,
             replans: 0,
             rounds: 0,
+            sections: 0,
         }),
         cost: Cost {
             calls: if r.condition == "harness" { 10 } else { 1 },
@@ -79,6 +80,9 @@ fn record(r: R) -> Record {
         },
         trace: None,
         files: Vec::new(),
+        control: None,
+        choice: None,
+        decided: None,
     }
 }
 

@@ -159,8 +159,22 @@ pub fn oracle(request: &ModelRequest, wrong: Option<(usize, usize)>) -> String {
                 .collect();
             let lo = note["onset_slots"][0].as_u64().unwrap();
             let hi = note["onset_slots"][1].as_u64().unwrap();
-            let at = if first_try { lo } else { rng.u64(lo..=hi) };
-            let len = note["max_length"].as_u64().unwrap();
+            let (at, len) = if voice["rules"] == true {
+                // Held to the rules only, every note is open over the voice's whole
+                // room: lay them out evenly in it, as a model would choose to.
+                let n = voice["notes"].as_array().unwrap().len() as u64;
+                let share = (note["max_length"].as_u64().unwrap() / n).max(1);
+                let start = lo + i as u64 * share;
+                let off = if first_try {
+                    0
+                } else {
+                    rng.u64(0..share.div_ceil(2))
+                };
+                (start + off, share - off)
+            } else {
+                let at = if first_try { lo } else { rng.u64(lo..=hi) };
+                (at, note["max_length"].as_u64().unwrap())
+            };
             tokens.push(format!("{}@{at}>{len}", chord.join("+")));
         }
         out.push_str(&format!(

@@ -281,6 +281,11 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
                 "name": v.name,
                 "form": v.form.to_string(),
                 "register": [v.low, v.high],
+                // Held to the rules only (`freedom = "rules"`): every note's window is
+                // the voice's whole room, and the notes' order and lengths are the
+                // plugin's to choose (not overlapping, no pitch class another voice
+                // already sounds); `plan` is the planner's advice.
+                "rules": v.line.is_some(),
                 "previous_pitch": previous,
                 "notes": v.notes.iter().map(|n| {
                     let (low, high) = v.range_of(n);
@@ -305,6 +310,13 @@ fn context_json(job: &Job, state: &crate::state::ToneState, attempt: u32) -> ser
         "bar_slots": job.span.bar_slots,
         "grid": job.span.grid,
         "voices": voices,
+        "plan": job.plan.iter().map(|e| serde_json::json!({
+            "voice": e.voice,
+            "tag": e.tag.to_string(),
+            "pitches": e.pitches,
+            "onset_slot": job.span.floor_slot(e.onset) + 1,
+            "length": job.span.ceil_slot(e.end()).saturating_sub(job.span.floor_slot(e.onset)).max(1),
+        })).collect::<Vec<_>>(),
     })
 }
 
