@@ -491,9 +491,11 @@ pub struct Choice {
     pub bits: f64,
 }
 
-impl Choice {
-    /// The sum of two requests' choices.
-    pub fn add(self, other: Choice) -> Choice {
+/// The choice of two requests together: their notes and their bits add.
+impl std::ops::Add for Choice {
+    type Output = Choice;
+
+    fn add(self, other: Choice) -> Choice {
         Choice {
             notes: self.notes + other.notes,
             bits: self.bits + other.bits,

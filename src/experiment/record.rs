@@ -11,9 +11,9 @@
 //! itself and the reference set's distributions, so the report reads nothing else.
 
 use super::conditions::ConditionId;
-use cantus_framework::Choice;
 use super::shard::Shard;
 use super::tasks::{FamilyId, TaskId};
+use cantus_framework::Choice;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

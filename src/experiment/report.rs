@@ -342,35 +342,10 @@ fn markdown(
             num(c.replans_per_run, 1)
         );
     }
-    md.push_str(
-        "\n## What the model decided\n\nBits per note: log₂ of the answers the constraints \
-         admitted (a pitch counted once however it is spelled), summed over a run's requests, \
-         over the notes asked — how much the grammar left to choose. Decided: the share of a \
-         piece's notes (voice, onset, pitch) that the plan's piece for the same task and seed \
-         (the embedded planner's) does not have. Agreement with the null model: the share of \
-         a piece's notes that the null model's piece (uniform draws from the same \
-         constraints; a model with `kind = \"null\"`) for the same task, condition and run \
-         has too — what chance under identical rules also writes.\n\n\
-         | model | condition | bits/note | notes asked/run | decided | agreement with null (pairs) | calls/section |\n\
-         |---|---|---|---|---|---|---|\n",
-    );
-    for c in s.cells.iter().filter(|c| c.runs > 0) {
-        let k = &c.choice;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            c.model,
-            c.condition,
-            num(k.bits_per_note, 2),
-            num(k.notes_asked_per_run, 1),
-            pct(k.decided),
-            if k.null_pairs > 0 {
-                format!("{} ({})", pct(k.null_agreement), k.null_pairs)
-            } else {
-                "–".into()
-            },
-            num(k.calls_per_section, 2),
-        );
+    // Only where a model was asked under a constraint: the embedded planner alone
+    // decides everything by definition.
+    if s.cells.iter().any(|c| c.choice.bits_per_note.is_some()) {
+        choice_table(&mut md, s);
     }
     let _ = writeln!(
         md,
@@ -491,6 +466,41 @@ fn markdown(
         );
     }
     md
+}
+
+/// The "What the model decided" section: per cell, the bits its constraints offered per
+/// note, the share of notes unlike the plan's, agreement with the null model's pieces.
+fn choice_table(md: &mut String, s: &Summary) {
+    md.push_str(
+        "\n## What the model decided\n\nBits per note: log₂ of the answers the constraints \
+         admitted (a pitch counted once however it is spelled), summed over a run's requests, \
+         over the notes asked — how much the grammar left to choose. Decided: the share of a \
+         piece's notes (voice, onset, pitch) that the plan's piece for the same task and seed \
+         (the embedded planner's) does not have. Agreement with the null model: the share of \
+         a piece's notes that the null model's piece (uniform draws from the same \
+         constraints; a model with `kind = \"null\"`) for the same task, condition and run \
+         has too — what chance under identical rules also writes.\n\n\
+         | model | condition | bits/note | notes asked/run | decided | agreement with null (pairs) | calls/section |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let k = &c.choice;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            c.model,
+            c.condition,
+            num(k.bits_per_note, 2),
+            num(k.notes_asked_per_run, 1),
+            pct(k.decided),
+            if k.null_pairs > 0 {
+                format!("{} ({})", pct(k.null_agreement), k.null_pairs)
+            } else {
+                "–".into()
+            },
+            num(k.calls_per_section, 2),
+        );
+    }
 }
 
 fn csvs(s: &Summary) -> Vec<(&'static str, String)> {

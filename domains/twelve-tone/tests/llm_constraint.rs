@@ -1,11 +1,13 @@
 //! Constrained decoding: the GBNF grammar the proposer sends admits, for each voice,
 //! exactly the pitch classes its row cursor allows next, in order, spelled any way
 //! inside the voice's register, with bounded slot numbers; the trace says whether a
-//! reply stayed inside that language.
+//! reply stayed inside that language. The grammar's layout is checked here under
+//! `freedom = "plan"` (one onset window per planned note); the default, rules-only
+//! grammar is checked string for string against the rules in `proposer/llm/line.rs`.
 
 mod llm_support;
 
-use cantus_framework::AskOptions;
+use cantus_framework::{AskOptions, Freedom};
 use cantus_framework::{Constraint, Domain, ProposalRequest, Proposer, RequestKind};
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::spec::Spec;
@@ -101,6 +103,7 @@ async fn the_grammar_admits_exactly_the_pitch_classes_the_cursor_allows_next() {
             backend.clone(),
             AskOptions {
                 constrained: true,
+                freedom: Freedom::Plan,
                 ..AskOptions::default()
             },
         );
@@ -212,6 +215,7 @@ async fn slot_numbers_are_bounded_by_digit_classes() {
         backend.clone(),
         AskOptions {
             constrained: true,
+            freedom: Freedom::Plan,
             ..AskOptions::default()
         },
     );

@@ -504,7 +504,8 @@ async fn a_canon_follower_is_derived_from_the_leaders_answer_not_asked_for() {
 
 /// A section asked again after a replan is a different request, not the same one
 /// again: the plan it is laid out by is drawn afresh for the attempt (calmer after
-/// drops), so the grammar's onsets and lengths — and the model's answer — move.
+/// drops), so under `freedom = "plan"` the grammar's onsets and lengths — and the
+/// model's answer — move.
 #[tokio::test]
 async fn a_replanned_section_is_asked_for_with_a_different_layout() {
     let (plan, state) = planned(2, 3);
@@ -513,6 +514,7 @@ async fn a_replanned_section_is_asked_for_with_a_different_layout() {
         &backend,
         AskOptions {
             constrained: true,
+            freedom: cantus_framework::Freedom::Plan,
             ..AskOptions::default()
         },
     );
@@ -547,4 +549,70 @@ async fn a_replanned_section_is_asked_for_with_a_different_layout() {
         let at = g.lines().find(|l| l.starts_with("v0-n3-at ::= ")).unwrap();
         assert!(!at.contains('|') && !at.contains('['), "{at}");
     }
+}
+
+/// Held to the rules only (the default), a replan moves the advice, not the
+/// constraint: the grammar of the section asked again is the same language (the
+/// rules did not change), while the prompt's suggested layout is the new plan's.
+#[tokio::test]
+async fn under_the_rules_a_replan_moves_the_advice_and_not_the_grammar() {
+    let (plan, state) = planned(2, 3);
+    let backend = Arc::new(Scripted::oracle());
+    let p = proposer(
+        &backend,
+        AskOptions {
+            constrained: true,
+            ..AskOptions::default()
+        },
+    );
+    let dropped = [cantus_framework::Feedback::Dropped {
+        section: 0,
+        dropped: 3,
+        proposed: 24,
+    }];
+    for (attempt, feedback) in [(0, &[][..]), (1, &dropped[..])] {
+        p.propose(ProposalRequest {
+            kind: RequestKind::Section,
+            spec: &plan,
+            plan: &plan.sections,
+            section_index: Some(0),
+            state: &state,
+            feedback,
+            attempt,
+            seed: 7,
+        })
+        .await
+        .expect("answers");
+    }
+    let requests = backend.requests.lock().unwrap().clone();
+    let grammar = |i: usize| match &requests[i].constraint {
+        Some(cantus_framework::Constraint::Gbnf(g)) => g.clone(),
+        other => panic!("a grammar: {other:?}"),
+    };
+    assert_eq!(grammar(0), grammar(1), "the rules did not change");
+    // Every note's onset is open: the grammar offers more than one slot for it.
+    let at = grammar(0);
+    assert!(
+        at.lines().filter(|l| l.contains(" | ")).count() > 10,
+        "a rules-only grammar offers choices: {at}"
+    );
+    let prompt = |i: usize| {
+        requests[i]
+            .messages
+            .iter()
+            .map(|m| m.content.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let advice = |i: usize| {
+        let p = prompt(i);
+        let at = p.find("A suggested plan").expect("the plan is advice");
+        p[at..]
+            .lines()
+            .skip(1)
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_ne!(advice(0), advice(1), "the advice is the new plan's");
 }

@@ -96,11 +96,7 @@ fn check(
             report.violations
         );
     }
-    Ok((
-        composition.outcome.is_released(),
-        choice.bits,
-        choice.notes,
-    ))
+    Ok((composition.outcome.is_released(), choice.bits, choice.notes))
 }
 
 #[test]
@@ -148,7 +144,10 @@ fn what_the_null_model_releases_passes_the_strict_gate() {
         released.get(),
         cases.get()
     );
-    assert!(tb / f64::from(tn.max(1)) >= 4.0, "{tb} bits over {tn} notes");
+    assert!(
+        tb / f64::from(tn.max(1)) >= 4.0,
+        "{tb} bits over {tn} notes"
+    );
 }
 
 #[test]
@@ -165,7 +164,12 @@ fn the_rules_leave_the_model_choices_the_plan_takes_away() {
                 &null(7, freedom),
             ))
             .unwrap();
-        let choice = c.outcome.trace().totals.choice.expect("a constraint was counted");
+        let choice = c
+            .outcome
+            .trace()
+            .totals
+            .choice
+            .expect("a constraint was counted");
         choice.bits / f64::from(choice.notes)
     };
     let (rules, plan) = (per_note(Freedom::Rules), per_note(Freedom::Plan));

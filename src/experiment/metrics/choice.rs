@@ -20,9 +20,10 @@ pub fn notes(score: &Score) -> BTreeSet<Note> {
         .iter()
         .enumerate()
         .flat_map(|(v, voice)| {
-            voice.events.iter().flat_map(move |e| {
-                e.pitches.iter().map(move |p| (v, e.onset, p.midi))
-            })
+            voice
+                .events
+                .iter()
+                .flat_map(move |e| e.pitches.iter().map(move |p| (v, e.onset, p.midi)))
         })
         .collect()
 }
@@ -48,7 +49,9 @@ mod tests {
 
     fn score(body: &str) -> Score {
         let text = format!("METER: 4/4 | GRID: 16th | BARS: 1\nVOICES: A, B\n@1 [-]\n{body}");
-        parse(&text, &ParseOptions::named("t")).expect("parses").score
+        parse(&text, &ParseOptions::named("t"))
+            .expect("parses")
+            .score
     }
 
     #[test]

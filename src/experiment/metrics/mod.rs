@@ -303,7 +303,12 @@ fn choices(runs: &[&Measured], null: &NullPieces<'_>, o: &Options<'_>) -> Choice
         calls_per_section: {
             let (calls, sections) = runs
                 .iter()
-                .filter_map(|m| m.record.counts.as_ref().map(|c| (m.record.cost.calls, c.sections)))
+                .filter_map(|m| {
+                    m.record
+                        .counts
+                        .as_ref()
+                        .map(|c| (m.record.cost.calls, c.sections))
+                })
                 .fold((0u64, 0u64), |(a, b), (c, s)| (a + c, b + s));
             (sections > 0).then(|| calls as f64 / sections as f64)
         },

@@ -162,7 +162,48 @@ impl Offer {
             .find(|p| p.0 == first)
             .map_or(&[][..], |p| &p.1[..])
     }
+
+    /// How much choice the grammar leaves the model: log₂ of the answers it admits
+    /// (the first two slots counted as the pairs it offers, later slots each on
+    /// its own), over the slots asked for — the figure the experiment's "what the
+    /// model decided" section compares with the null model's.
+    pub(super) fn choice(&self) -> cantus_framework::Choice {
+        let log2 = |n: usize| (n.max(1) as f64).log2();
+        let any = log2(ANY_NOTES);
+        let width = |names: &[String]| {
+            if names.is_empty() {
+                any
+            } else {
+                log2(names.len())
+            }
+        };
+        let head = if self.pairs.is_empty() {
+            any * self.slots.min(2) as f64
+        } else if self.slots < 2 {
+            log2(self.pairs.len())
+        } else {
+            let answers: usize = self
+                .pairs
+                .iter()
+                .map(|(_, seconds)| {
+                    if seconds.is_empty() {
+                        ANY_NOTES
+                    } else {
+                        seconds.len()
+                    }
+                })
+                .sum();
+            log2(answers)
+        };
+        cantus_framework::Choice {
+            notes: u32::try_from(self.slots).unwrap_or(u32::MAX),
+            bits: head + self.later.iter().map(|names| width(names)).sum::<f64>(),
+        }
+    }
 }
+
+/// The note names [`ANY_NOTE`] admits: a letter, an optional accidental, an octave digit.
+const ANY_NOTES: usize = 7 * 3 * 10;
 
 /// What the grammar offers for `slots` after the accepted notes of `ex`: the
 /// notes [`offered`] at each, the first two only where the exercise can still be
@@ -305,6 +346,37 @@ pub(super) fn admits(offer: &Offer, text: &str, truncated: bool) -> bool {
 mod tests {
     use super::*;
     use crate::proposer::model::parse_note;
+
+    /// The choice a request reports is the size of the language its grammar sends,
+    /// counted independently (by the null model's counter), for every Fux exercise's
+    /// opening request of one, two and four slots.
+    #[test]
+    fn the_reported_choice_is_the_grammar_s_language() {
+        use crate::domain::Assignment;
+        use crate::pitch::ModeName;
+        use crate::{Cantus, Species};
+        for mode in ModeName::ALL {
+            for species in [Species::First, Species::Second] {
+                let a = Assignment::new(Cantus::fux(mode), species, Position::Above);
+                let ex = a.empty_exercise();
+                for n in [1, 2, 4] {
+                    let o = offer(&ex, &a.slots()[..n], None);
+                    let counted = cantus_backend::uniform::Language::new(&grammar(&o))
+                        .expect("a finite grammar")
+                        .bits();
+                    let choice = o.choice();
+                    assert_eq!(choice.notes as usize, n);
+                    assert!(
+                        (choice.bits - counted).abs() < 1e-9,
+                        "{mode} species {}: {n} slots report {} bits, the grammar holds {counted}",
+                        species.number(),
+                        choice.bits
+                    );
+                    assert!(choice.bits > 0.0, "{mode}: the model has a choice");
+                }
+            }
+        }
+    }
 
     /// The grammar offers, for every Fux exercise, only notes on the counterpoint's
     /// side of the cantus and consonant on downbeats — and never shuts out the

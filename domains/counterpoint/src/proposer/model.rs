@@ -242,7 +242,8 @@ impl Proposer<Counterpoint> for ModelProposer {
                 let honoured = offered
                     .as_ref()
                     .map(|o| admits(o, reply.text.trim_end(), reply.truncated()));
-                let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                let mut exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                exchange.choice = offered.as_ref().map(|o| o.choice());
                 let events = slots
                     .iter()
                     .zip(notes)

@@ -126,6 +126,18 @@ pub fn middle_pitch(pc: u8, low: u8, high: u8) -> u8 {
 pub fn oracle(request: &ModelRequest, wrong: Option<(usize, usize)>) -> String {
     let ctx = &request.context;
     let mut rng = fastrand::Rng::with_seed(request.sampling.seed.unwrap_or(0));
+    // Held to the rules only, the grammar is the whole of what a rule-following model
+    // may answer: the oracle answers as such a model would, any string of it (the
+    // null model's draw, seeded by the request).
+    let rules = ctx["voices"]
+        .as_array()
+        .is_some_and(|vs| vs.iter().all(|v| v["rules"] == true));
+    if let (true, None, Some(cantus_framework::Constraint::Gbnf(g))) =
+        (rules, wrong, &request.constraint)
+    {
+        let language = cantus_backend::uniform::Language::new(g).expect("a finite grammar");
+        return language.sample(&mut rng);
+    }
     let first_try = ctx["attempt"].as_u64() == Some(0) && ctx["request"] == "section";
     let mut out = String::new();
     for (v, voice) in ctx["voices"].as_array().expect("voices").iter().enumerate() {

@@ -273,8 +273,8 @@ impl Line {
         let count = usize::from(self.to - self.from) + 1;
         // ways[i][f]: answers for positions from+i..to from free slot f.
         let mut ways = vec![vec![0f64; slots]; count];
-        for f in 0..slots {
-            ways[count - 1][f] = if self.reachable(self.to, f as u32) {
+        for (f, way) in ways[count - 1].iter_mut().enumerate() {
+            *way = if self.reachable(self.to, f as u32) {
                 1.0
             } else {
                 0.0
