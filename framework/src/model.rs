@@ -489,6 +489,20 @@ pub struct Choice {
     pub notes: u32,
     /// log₂ of the answers the constraint admitted.
     pub bits: f64,
+    /// Of the notes asked, those the answer wrote as the domain's plan has them (same
+    /// voice, onset and pitch) — the plan sent as advice, or as the constraint under
+    /// `freedom = "plan"`. A domain without a plan leaves it 0.
+    #[serde(default)]
+    pub as_planned: u32,
+}
+
+impl Choice {
+    /// The share of the notes asked that the answers wrote otherwise than the plan:
+    /// what the proposer decided (`None` when no note was asked).
+    pub fn decided(self) -> Option<f64> {
+        (self.notes > 0)
+            .then(|| 1.0 - f64::from(self.as_planned.min(self.notes)) / f64::from(self.notes))
+    }
 }
 
 /// The choice of two requests together: their notes and their bits add.
@@ -499,6 +513,7 @@ impl std::ops::Add for Choice {
         Choice {
             notes: self.notes + other.notes,
             bits: self.bits + other.bits,
+            as_planned: self.as_planned + other.as_planned,
         }
     }
 }

@@ -95,7 +95,6 @@ pub async fn run(
 ) -> Record {
     let started = Instant::now();
     let seed = u64::from(key.run);
-    let mut decided = None;
     let (made, judged) = match &task.work {
         Work::Piece(spec) => {
             let made = match condition.not_applicable(model.configured.is_some()) {
@@ -118,12 +117,6 @@ pub async fn run(
                 }
             };
             let judged = judge_piece(&made);
-            decided = match &made.score {
-                Some(score) => plan_piece(spec, seed)
-                    .await
-                    .map(|plan| super::metrics::choice::decided(score, &plan)),
-                None => None,
-            };
             (made, judged)
         }
         Work::Exercise(assignment) => exercise::run(assignment, model, condition, seed).await,
@@ -166,21 +159,7 @@ pub async fn run(
         files: made.files,
         control: model.control(),
         choice: made.choice,
-        decided,
         key,
-    }
-}
-
-/// The plan a twelve-tone run's piece is set against: the embedded planner's piece for
-/// the same spec and seed (released or not).
-async fn plan_piece(spec: &Spec, seed: u64) -> Option<Score> {
-    let composition = Composer::new(GateMode::Strict, budget())
-        .compose(spec, seed, &EmbeddedProposer)
-        .await
-        .ok()?;
-    match composition.outcome {
-        Outcome::Released { artefact, .. } => Some(artefact),
-        Outcome::Failure { artefact, .. } => artefact,
     }
 }
 

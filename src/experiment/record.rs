@@ -251,13 +251,10 @@ pub struct Record {
     /// null model (chance under the same constraint). Absent for a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control: Option<Control>,
-    /// The choice the run's constraints offered its model (summed over its calls).
+    /// The choice the run's constraints offered its model and how much of it the
+    /// answers took as the plan has it (summed over its calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<Choice>,
-    /// How much of the piece the proposer decided: its notes set against the plan's
-    /// (twelve-tone: the embedded planner's piece for the same task and seed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided: Option<Decided>,
 }
 
 /// A control every model is reported beside.
@@ -268,23 +265,6 @@ pub enum Control {
     Plan,
     /// The null model: uniform draws from each request's constraint.
     Null,
-}
-
-/// A piece's notes — (voice, onset, pitch), one per sounding pitch — against the
-/// plan's for the same task and seed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Decided {
-    /// Notes of the piece.
-    pub notes: u64,
-    /// Of them, notes the plan has too (same voice, onset and pitch).
-    pub as_planned: u64,
-}
-
-impl Decided {
-    /// The share of the piece's notes the plan does not have: what the proposer decided.
-    pub fn share(self) -> Option<f64> {
-        (self.notes > 0).then(|| 1.0 - self.as_planned as f64 / self.notes as f64)
-    }
 }
 
 impl Record {

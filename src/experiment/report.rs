@@ -469,14 +469,14 @@ fn markdown(
 }
 
 /// The "What the model decided" section: per cell, the bits its constraints offered per
-/// note, the share of notes unlike the plan's, agreement with the null model's pieces.
+/// note, the share of notes asked written unlike the plan, agreement with the null model's pieces.
 fn choice_table(md: &mut String, s: &Summary) {
     md.push_str(
         "\n## What the model decided\n\nBits per note: log₂ of the answers the constraints \
          admitted (a pitch counted once however it is spelled), summed over a run's requests, \
-         over the notes asked — how much the grammar left to choose. Decided: the share of a \
-         piece's notes (voice, onset, pitch) that the plan's piece for the same task and seed \
-         (the embedded planner's) does not have. Agreement with the null model: the share of \
+         over the notes asked — how much the grammar left to choose. Decided: the share of the \
+         notes asked that the answers wrote otherwise (voice, onset, pitch) than the \
+         planner's line for the request, counted as each answer was read. Agreement with the null model: the share of \
          a piece's notes that the null model's piece (uniform draws from the same \
          constraints; a model with `kind = \"null\"`) for the same task, condition and run \
          has too — what chance under identical rules also writes.\n\n\

@@ -1,12 +1,12 @@
-//! What the proposer decided, beside chance: the choice its constraints offered (bits
-//! per note), how much of its piece differs from the plan's, and how much of it the
-//! null model — uniform draws from the same constraints — wrote too.
+//! What the proposer decided, beside chance: how much of its piece the null model —
+//! uniform draws from the same constraints — wrote too. (The bits offered and the
+//! share written otherwise than the plan are counted when each answer is read, in
+//! `cantus_framework::Choice`.)
 //!
 //! Pieces are compared as sets of notes, one per sounding pitch: (voice, onset, MIDI
 //! pitch). Two pieces that agree on a note put the same pitch in the same voice at the
 //! same time; lengths are left out, as the issue that asked for these measures did.
 
-use super::super::record::Decided;
 use cantus_music::{Score, Time};
 use std::collections::BTreeSet;
 
@@ -26,15 +26,6 @@ pub fn notes(score: &Score) -> BTreeSet<Note> {
                 .flat_map(move |e| e.pitches.iter().map(move |p| (v, e.onset, p.midi)))
         })
         .collect()
-}
-
-/// `score`'s notes against the plan's.
-pub fn decided(score: &Score, plan: &Score) -> Decided {
-    let (mine, planned) = (notes(score), notes(plan));
-    Decided {
-        notes: mine.len() as u64,
-        as_planned: mine.intersection(&planned).count() as u64,
-    }
 }
 
 /// The share of `a`'s notes that `b` has too (`None` when `a` has none).
@@ -57,14 +48,13 @@ mod tests {
     #[test]
     fn a_note_counts_by_voice_onset_and_pitch_not_length() {
         let plan = score("  A: C4@1>4 D4@5>4\n  B: E3@1>8\n");
-        // Same as planned but the second note longer: nothing decided.
+        // The second note longer: the same notes.
         let same = score("  A: C4@1>4 D4@5>8\n  B: E3@1>8\n");
-        assert_eq!(decided(&same, &plan).share(), Some(0.0));
-        // D an octave up, E in the other voice: two of three notes decided.
+        assert_eq!(agreement(&notes(&same), &notes(&plan)), Some(1.0));
+        // D an octave up, E in the other voice: one of three notes agrees.
         let moved = score("  A: C4@1>4 D5@5>4\n  B: F3@1>8\n");
-        let d = decided(&moved, &plan);
-        assert_eq!((d.notes, d.as_planned), (3, 1));
-        assert!((d.share().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        let a = agreement(&notes(&moved), &notes(&plan)).expect("notes");
+        assert!((a - 1.0 / 3.0).abs() < 1e-12);
         // A chord is one note per pitch.
         let chord = score("  A: C4+G4@1>4 D4@5>4\n  B: E3@1>8\n");
         assert_eq!(notes(&chord).len(), 4);

@@ -275,8 +275,8 @@ fn choices(runs: &[&Measured], null: &NullPieces<'_>, o: &Options<'_>) -> Choice
         .iter()
         .filter_map(|m| {
             m.record
-                .decided
-                .and_then(|d| d.share())
+                .choice
+                .and_then(|c| c.decided())
                 .map(|s| (&m.record.family, s))
         })
         .collect();

@@ -82,7 +82,6 @@ fn record(r: R) -> Record {
         files: Vec::new(),
         control: None,
         choice: None,
-        decided: None,
     }
 }
 

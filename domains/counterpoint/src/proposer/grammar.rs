@@ -198,6 +198,8 @@ impl Offer {
         cantus_framework::Choice {
             notes: u32::try_from(self.slots).unwrap_or(u32::MAX),
             bits: head + self.later.iter().map(|names| width(names)).sum::<f64>(),
+            // Counterpoint has no plan: every note is the proposer's.
+            as_planned: 0,
         }
     }
 }

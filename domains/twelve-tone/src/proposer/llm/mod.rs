@@ -130,10 +130,18 @@ impl LlmProposer {
                 .map(|v| v.notes.iter().map(|n| u32::from(n.tag.len)).sum::<u32>())
                 .sum(),
             bits: constraint::bits(&job),
+            as_planned: 0,
         });
-        let exchange = |asking: &Asking<'_>, reply: &ModelReply, honoured: Option<bool>| {
+        // The record of an answer: with how much of it is the planner's line.
+        let exchange = |asking: &Asking<'_>,
+                        reply: &ModelReply,
+                        honoured: Option<bool>,
+                        answer: &[ToneEvent]| {
             let mut exchange = asking.exchange(constraint.as_ref(), reply, honoured);
-            exchange.choice = choice;
+            exchange.choice = choice.map(|c| Choice {
+                as_planned: job.as_planned(answer).min(c.notes),
+                ..c
+            });
             exchange
         };
         // A section's (or continue's) readable prefix is kept: the engine asks for the rest.
@@ -176,7 +184,7 @@ impl LlmProposer {
             };
             match reply::read(&job, &text, reply.truncated()) {
                 Ok(mut read) if read.complete() || (continuable && cut_off(&reply, &read)) => {
-                    let exchange = exchange(&asking, &reply, honoured);
+                    let exchange = exchange(&asking, &reply, honoured, &read.events);
                     let followers = job.followers_of(req.spec, req.state, &read.events);
                     read.events.extend(followers);
                     return Ok(Proposal {
@@ -199,15 +207,16 @@ impl LlmProposer {
             }
         }
         match best {
-            Some((mut read, reply, honoured)) => Ok(Proposal {
-                events: {
-                    let followers = job.followers_of(req.spec, req.state, &read.events);
-                    read.events.extend(followers);
-                    read.events
-                },
-                cost: asking.tally.usage,
-                exchange: Some(exchange(&asking, &reply, honoured)),
-            }),
+            Some((mut read, reply, honoured)) => {
+                let exchange = exchange(&asking, &reply, honoured, &read.events);
+                let followers = job.followers_of(req.spec, req.state, &read.events);
+                read.events.extend(followers);
+                Ok(Proposal {
+                    events: read.events,
+                    cost: asking.tally.usage,
+                    exchange: Some(exchange),
+                })
+            }
             None => Err(ProposerError::BadOutput(format!(
                 "{} repl{} from {} could not be read; last: {}",
                 asking.tally.calls,

@@ -298,6 +298,11 @@ pub(crate) fn section_job(
             section.index + 1
         )));
     }
+    let planned_asked = planned
+        .iter()
+        .filter(|e| voices.iter().any(|v| v.voice == e.voice))
+        .cloned()
+        .collect();
     let plan_events = planned
         .iter()
         .filter(|e| {
@@ -315,6 +320,7 @@ pub(crate) fn section_job(
         keep: Vec::new(),
         followers,
         plan: plan_events,
+        planned: planned_asked,
     })
 }
 
@@ -333,6 +339,8 @@ pub(crate) fn continue_job(
         .retain(|v| owed.iter().any(|o| o.part == v.voice));
     job.followers
         .retain(|c| owed.iter().any(|o| o.part == c.follower));
+    job.planned
+        .retain(|e| owed.iter().any(|o| o.part == e.voice));
     if job.voices.is_empty() {
         return Err(ProposerError::BadOutput(format!(
             "a continue request for section {} names no voice that owes notes",
@@ -437,6 +445,7 @@ pub(crate) fn patch_job(
         keep: Vec::new(),
         followers: Vec::new(),
         plan: Vec::new(),
+        planned: Vec::new(),
     })
 }
 
@@ -519,5 +528,6 @@ pub(crate) fn rewrite_job(
         keep,
         followers: Vec::new(),
         plan: Vec::new(),
+        planned: Vec::new(),
     })
 }

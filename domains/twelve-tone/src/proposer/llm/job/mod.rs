@@ -210,6 +210,9 @@ pub(crate) struct Job {
     /// The plan's events for the voices held only to the rules: advice for the prompt,
     /// never part of the constraint.
     pub plan: Vec<ToneEvent>,
+    /// The planner's events for every voice asked, whatever the freedom: what an
+    /// answer is measured against ([`Job::as_planned`]). Empty for a patch or rewrite.
+    pub planned: Vec<ToneEvent>,
 }
 
 /// Reply tokens per note of the grammar (`C#4@13>2 `) for SmolLM2's tokenizer,
@@ -223,6 +226,22 @@ pub(crate) const TOKENS_PER_LINE: u32 = 6;
 pub(crate) const TOKEN_MARGIN: u32 = 16;
 
 impl Job {
+    /// How many of the pitches of `answer` (the model's events, before derived
+    /// followers) the planner has too: same voice, onset and pitch.
+    pub fn as_planned(&self, answer: &[ToneEvent]) -> u32 {
+        let planned: std::collections::BTreeSet<(usize, Time, u8)> = self
+            .planned
+            .iter()
+            .flat_map(|e| e.pitches.iter().map(move |&p| (e.voice, e.onset, p)))
+            .collect();
+        let matching = answer
+            .iter()
+            .flat_map(|e| e.pitches.iter().map(move |&p| (e.voice, e.onset, p)))
+            .filter(|n| planned.contains(n))
+            .count();
+        u32::try_from(matching).unwrap_or(u32::MAX)
+    }
+
     /// The reply tokens this job needs: notes × [`TOKENS_PER_NOTE`], lines ×
     /// [`TOKENS_PER_LINE`], plus an eighth and [`TOKEN_MARGIN`].
     pub fn tokens_needed(&self) -> u32 {
@@ -409,6 +428,7 @@ mod tests {
             keep: Vec::new(),
             followers: Vec::new(),
             plan: Vec::new(),
+            planned: Vec::new(),
         }
     }
 
@@ -442,6 +462,49 @@ mod tests {
         // A ceiling too small for one note still asks for one note.
         let tiny = four.fit(1);
         assert_eq!((tiny.voices.len(), tiny.voices[0].notes.len()), (1, 1));
+    }
+
+    #[test]
+    fn an_answer_is_as_planned_note_by_note_by_voice_onset_and_pitch() {
+        let event = |voice: usize, slot: i64, pitches: &[u8]| ToneEvent {
+            voice,
+            onset: Time::new(slot, 16),
+            duration: Time::new(1, 16),
+            pitches: pitches.to_vec(),
+            tag: Tag {
+                form: RowForm {
+                    kind: crate::row::FormKind::P,
+                    n: 0,
+                },
+                start: 0,
+                len: u8::try_from(pitches.len()).unwrap(),
+            },
+        };
+        let mut j = job(&[3, 3]);
+        j.planned = vec![
+            event(0, 0, &[60]),
+            event(0, 2, &[62, 67]),
+            event(1, 0, &[48]),
+        ];
+        // The plan's line, one note longer: all of it as planned.
+        let same = [
+            event(0, 0, &[60]),
+            event(0, 2, &[62, 67]),
+            event(1, 0, &[48]),
+        ];
+        assert_eq!(j.as_planned(&same), 4);
+        // An octave moved, a chord note moved, a voice's onset moved: one of four kept.
+        let moved = [
+            event(0, 0, &[72]),
+            event(0, 2, &[62, 68]),
+            event(1, 1, &[48]),
+        ];
+        assert_eq!(j.as_planned(&moved), 1);
+        // Another voice's planned note is not this voice's.
+        assert_eq!(j.as_planned(&[event(1, 0, &[60])]), 0);
+        // Without a plan (a patch, a rewrite) nothing is as planned.
+        j.planned.clear();
+        assert_eq!(j.as_planned(&same), 0);
     }
 
     #[test]
