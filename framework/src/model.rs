@@ -491,21 +491,23 @@ pub struct Choice {
     pub bits: f64,
     /// Of the notes asked, those the answer wrote as the domain's plan has them (same
     /// voice, onset and pitch) — the plan sent as advice, or as the constraint under
-    /// `freedom = "plan"`. A domain without a plan leaves it 0.
-    #[serde(default)]
-    pub as_planned: u32,
+    /// `freedom = "plan"`. `None` where the domain has no plan (counterpoint), or the
+    /// record predates the count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub as_planned: Option<u32>,
 }
 
 impl Choice {
     /// The share of the notes asked that the answers wrote otherwise than the plan:
-    /// what the proposer decided (`None` when no note was asked).
+    /// what the proposer decided (`None` without a plan or when no note was asked).
     pub fn decided(self) -> Option<f64> {
-        (self.notes > 0)
-            .then(|| 1.0 - f64::from(self.as_planned.min(self.notes)) / f64::from(self.notes))
+        let kept = self.as_planned?.min(self.notes);
+        (self.notes > 0).then(|| 1.0 - f64::from(kept) / f64::from(self.notes))
     }
 }
 
-/// The choice of two requests together: their notes and their bits add.
+/// The choice of two requests together: their notes and their bits add (and what was
+/// as planned, while both requests count it).
 impl std::ops::Add for Choice {
     type Output = Choice;
 
@@ -513,7 +515,7 @@ impl std::ops::Add for Choice {
         Choice {
             notes: self.notes + other.notes,
             bits: self.bits + other.bits,
-            as_planned: self.as_planned + other.as_planned,
+            as_planned: self.as_planned.zip(other.as_planned).map(|(a, b)| a + b),
         }
     }
 }
@@ -538,6 +540,22 @@ impl ModelExchange {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn what_was_decided_is_counted_while_every_request_counts_it() {
+        let asked = |notes, as_planned| super::Choice {
+            notes,
+            bits: 1.0,
+            as_planned,
+        };
+        // Three of twelve notes as planned: three quarters decided.
+        assert_eq!(asked(12, Some(3)).decided(), Some(0.75));
+        let both = asked(12, Some(3)) + asked(4, Some(4));
+        assert_eq!((both.notes, both.as_planned, both.bits), (16, Some(7), 2.0));
+        // A request that does not count it (no plan) leaves the sum uncounted, not 0.
+        assert_eq!((asked(12, Some(3)) + asked(4, None)).decided(), None);
+        assert_eq!(asked(0, Some(0)).decided(), None);
+    }
+
     #[test]
     fn a_cut_off_reply_sets_its_last_token_aside() {
         let (text, note) = super::set_aside_cut_token("A: C4@1>2 D4@3>2 E4@5\n", true);

@@ -212,8 +212,43 @@ def read_job(context):
     voices = context.get("voices", MISSING)
     if not isinstance(voices, list) or not voices:
         raise Refusal(f"context.voices must be a non-empty list, got {shown(voices)}")
-    voices = [read_voice(v, f"context.voices[{i}]", slots) for i, v in enumerate(voices)]
-    return slots, voices
+    plan = advice(context)
+    read = []
+    for i, v in enumerate(voices):
+        voice = read_voice(v, f"context.voices[{i}]", slots)
+        notes = v.get("notes") if isinstance(v.get("notes"), list) else []
+        tags = [n.get("tag") if isinstance(n, dict) else None for n in notes]
+        follow_advice(voice, tags, plan)
+        read.append(voice)
+    return slots, read
+
+
+def advice(context):
+    """The planner's advice (context.plan): (voice, tag, onset slot, length) for each
+    entry it can read; advice, unlike the windows, is not part of the contract."""
+    entries = context.get("plan")
+    if not isinstance(entries, list):
+        return []
+    out = []
+    for e in entries:
+        if not isinstance(e, dict):
+            continue
+        voice, tag, onset, length = e.get("voice"), e.get("tag"), e.get("onset_slot"), e.get("length")
+        if is_whole(voice) and isinstance(tag, str) and is_whole(onset) and is_whole(length):
+            out.append((voice, tag, onset, length))
+    return out
+
+
+def follow_advice(voice, tags, plan):
+    """Rule 0: a note the plan advises keeps to the plan's onset and length, where its
+    window allows them."""
+    for note, tag in zip(voice["notes"], tags):
+        for v, t, onset, length in plan:
+            if v == voice["voice"] and t == tag:
+                if note["lo"] <= onset <= note["hi"]:
+                    note["lo"] = note["hi"] = onset
+                    note["max_length"] = min(note["max_length"], max(1, length))
+                break
 
 
 def overlaps(note, onset, length):

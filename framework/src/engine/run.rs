@@ -220,7 +220,10 @@ impl<'r, D: Domain> Run<'r, D> {
         };
         self.totals.add_cost(cost);
         if let Some(choice) = exchange.as_ref().and_then(|x| x.choice) {
-            self.totals.choice = Some(self.totals.choice.unwrap_or_default() + choice);
+            self.totals.choice = Some(match self.totals.choice {
+                Some(so_far) => so_far + choice,
+                None => choice,
+            });
         }
         self.entries.push(Entry::Call(CallRecord {
             call,

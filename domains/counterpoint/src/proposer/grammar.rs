@@ -199,7 +199,7 @@ impl Offer {
             notes: u32::try_from(self.slots).unwrap_or(u32::MAX),
             bits: head + self.later.iter().map(|names| width(names)).sum::<f64>(),
             // Counterpoint has no plan: every note is the proposer's.
-            as_planned: 0,
+            as_planned: None,
         }
     }
 }

@@ -11,6 +11,9 @@
 //!
 //! The rules, shared word for word with the Python example:
 //!
+//! 0. A note the planner advises (an entry of `context.plan` with the note's voice and
+//!    tag, sent when the voice is held to the rules only) takes the advised onset slot
+//!    as its window and at most the advised length, where its window allows them.
 //! 1. Voices are placed in the order the context lists them; each voice's notes in order.
 //! 2. Timing: the earliest onset in the note's window, and at it the longest length
 //!    (at most `max_length`, never past the next owed note's earliest onset or the

@@ -173,6 +173,46 @@ fn voice(v: &Value, at: &str, slots: u64) -> Result<VoiceJob, String> {
     })
 }
 
+/// The planner's advice for a note (`context.plan`, sent when a voice is held to the
+/// rules only): its voice, tag, onset slot and length. Entries it cannot read are
+/// passed over — advice, unlike the windows, is not part of the contract.
+fn advice(ctx: &Map<String, Value>) -> Vec<(u64, String, u64, u64)> {
+    let Some(Value::Array(items)) = ctx.get("plan") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.get("voice")?.as_u64()?,
+                e.get("tag")?.as_str()?.to_string(),
+                e.get("onset_slot")?.as_u64()?,
+                e.get("length")?.as_u64()?,
+            ))
+        })
+        .collect()
+}
+
+/// Rule 0 of the module docs: a note the plan advises keeps to the plan's onset and
+/// length, where its window allows them.
+fn follow_advice(voice: &mut VoiceJob, tags: &[Option<String>], plan: &[(u64, String, u64, u64)]) {
+    for (note, tag) in voice.notes.iter_mut().zip(tags) {
+        let advised = plan
+            .iter()
+            .find(|(v, t, ..)| *v == u64::from(voice.voice) && Some(t) == tag.as_ref());
+        if let Some(&(_, _, onset, length)) = advised {
+            let onset = u32::try_from(onset).unwrap_or(u32::MAX);
+            if (note.onset_lo..=note.onset_hi).contains(&onset) {
+                note.onset_lo = onset;
+                note.onset_hi = onset;
+                note.max_length = note
+                    .max_length
+                    .min(u32::try_from(length).unwrap_or(u32::MAX).max(1));
+            }
+        }
+    }
+}
+
 /// Reads a context whose `domain` is `"twelve-tone"` (see the module docs).
 pub fn job_from_context(ctx: &Map<String, Value>) -> Result<Job, String> {
     let request = match ctx.get("request").and_then(Value::as_str) {
@@ -193,12 +233,27 @@ pub fn job_from_context(ctx: &Map<String, Value>) -> Result<Job, String> {
         }
     };
     let slots = whole(ctx.get("slots"), "context.slots", 1, MAX_SLOTS)?;
+    let plan = advice(ctx);
     let voices = match ctx.get("voices") {
         Some(Value::Array(items)) if !items.is_empty() => items
             .iter()
             .enumerate()
-            .map(|(i, v)| voice(v, &format!("context.voices[{i}]"), slots))
-            .collect::<Result<Vec<_>, _>>()?,
+            .map(|(i, v)| {
+                let mut job = voice(v, &format!("context.voices[{i}]"), slots)?;
+                let tags: Vec<Option<String>> = v
+                    .get("notes")
+                    .and_then(Value::as_array)
+                    .map(|notes| {
+                        notes
+                            .iter()
+                            .map(|n| n.get("tag").and_then(Value::as_str).map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                follow_advice(&mut job, &tags, &plan);
+                Ok(job)
+            })
+            .collect::<Result<Vec<_>, String>>()?,
         other => {
             return Err(format!(
                 "context.voices must be a non-empty list, got {}",

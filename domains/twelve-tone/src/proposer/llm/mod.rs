@@ -130,7 +130,7 @@ impl LlmProposer {
                 .map(|v| v.notes.iter().map(|n| u32::from(n.tag.len)).sum::<u32>())
                 .sum(),
             bits: constraint::bits(&job),
-            as_planned: 0,
+            as_planned: None,
         });
         // The record of an answer: with how much of it is the planner's line.
         let exchange = |asking: &Asking<'_>,
@@ -139,7 +139,7 @@ impl LlmProposer {
                         answer: &[ToneEvent]| {
             let mut exchange = asking.exchange(constraint.as_ref(), reply, honoured);
             exchange.choice = choice.map(|c| Choice {
-                as_planned: job.as_planned(answer).min(c.notes),
+                as_planned: Some(job.as_planned(answer).min(c.notes)),
                 ..c
             });
             exchange
