@@ -16,26 +16,56 @@ use std::sync::Arc;
 
 /// Why a domain cannot do what it was asked: bad input (exit code 2), with a
 /// message naming what and where.
+///
+/// The error a domain's own code gave can ride along ([`DomainError::caused_by`]):
+/// the command line prints the message alone, while a caller that knows the
+/// domain's error types (the Python bindings, which raise a class per kind of
+/// bad input) finds it with [`DomainError::cause`] and a `downcast_ref`.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct DomainError(pub String);
+#[error("{message}")]
+pub struct DomainError {
+    message: String,
+    #[source]
+    cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
 
 impl DomainError {
     /// An error saying `message`.
     pub fn new(message: impl std::fmt::Display) -> DomainError {
-        DomainError(message.to_string())
+        DomainError {
+            message: message.to_string(),
+            cause: None,
+        }
+    }
+
+    /// The domain's own error, said as it says itself and kept as the cause.
+    pub fn caused_by(error: impl std::error::Error + Send + Sync + 'static) -> DomainError {
+        DomainError {
+            message: error.to_string(),
+            cause: Some(Box::new(error)),
+        }
+    }
+
+    /// The message, as the command line prints it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The domain's own error, when it was kept ([`DomainError::caused_by`]).
+    pub fn cause(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.cause.as_deref()
     }
 }
 
 impl From<OutputError> for DomainError {
     fn from(e: OutputError) -> Self {
-        DomainError(e.to_string())
+        DomainError::caused_by(e)
     }
 }
 
 impl From<ArgsError> for DomainError {
     fn from(e: ArgsError) -> Self {
-        DomainError(e.to_string())
+        DomainError::caused_by(e)
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::compose::DomainError;
 use crate::options::{Args, Opt};
+use cantus_music::Score;
 use std::path::Path;
 
 /// How a domain judges a file.
@@ -14,6 +15,22 @@ pub trait Verify: Send + Sync {
     /// Reads `file` (leniently, with `lenient`) and judges it. `Err` is bad input:
     /// the file cannot be read, or is not one of this domain's artefacts at all.
     fn verify(&self, file: &Path, lenient: bool, args: &Args) -> Result<Verified, DomainError>;
+
+    /// Judges a score already in memory (a program holding one: the Python
+    /// bindings, a notebook), named `source` in the verdict, as [`Verify::verify`]
+    /// judges the file it reads. A domain whose artefact is a score implements it;
+    /// the default refuses: the domain judges its files only.
+    fn verify_score(
+        &self,
+        score: &Score,
+        source: &str,
+        args: &Args,
+    ) -> Result<Verified, DomainError> {
+        let _ = (score, args);
+        Err(DomainError::new(format!(
+            "{source}: this domain judges its own files, not a score: give the file"
+        )))
+    }
 }
 
 /// A judged file, as the program prints it.

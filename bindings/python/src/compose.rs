@@ -1,55 +1,51 @@
-//! `cantus.compose`: a piece through the harness — the embedded proposer by
-//! default, the model a `cantus.toml` names otherwise — with the program's own
-//! code (the domains' registered units, `cantus_twelve_tone::plugin` and
-//! `cantus_counterpoint::plugin`, and `cantus::models`), so a
-//! piece composed from Python is the one `cantus compose` writes for the same
-//! brief and seed.
+//! `cantus.compose`: an artefact through the harness — the embedded proposer by
+//! default, the model a `cantus.toml` names otherwise — by the domain's registered
+//! composer (`cantus-registry`), the very job `cantus compose --domain NAME` runs,
+//! so what Python composes is what the command line writes for the same options
+//! and seed, for every domain the program links, with nothing here naming one.
 //!
-//! The run happens with the interpreter released (`Python::detach`): other Python
-//! threads go on while it composes. Its files are written only when `out` is given,
-//! as `cantus compose --out` writes them (all or none).
+//! The job writes its run folder (the one `out` names, else a temporary one, removed
+//! once read); the report, the trace and the artefact are read back from it. The run
+//! happens with the interpreter released (`Python::detach`): other Python threads go
+//! on while it composes. With `out`, the folder is written as `cantus compose --out`
+//! writes it (all or none).
 
 use crate::errors::{Place, error};
-use crate::judge::located;
+use crate::judge::{Given, args, domain_error, located, unit};
 use crate::score::NativeScore;
-use cantus::models::{Configured, ModelSource};
-use cantus_counterpoint::{Assignment, Position, Species};
-use cantus_framework::Outcome;
-use cantus_registry::RunDir;
-use cantus_twelve_tone::compose::Composer;
-use cantus_twelve_tone::gate::GateMode;
-use cantus_twelve_tone::plugin::job::{Piece, PieceError, gate_mode};
-use cantus_twelve_tone::report::{BriefReport, ComposeReport};
+use cantus::models::ModelSource;
+use cantus_registry::{Composed as RunComposed, DomainError, Opt, Run, RunDir, Unit, View, layout};
 use pyo3::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What `compose` was asked, as Python passes it.
 #[derive(FromPyObject)]
 pub struct Request {
-    domain: String,
-    brief: Option<String>,
-    spec: Option<PathBuf>,
+    /// `None`: the program's default domain.
+    domain: Option<String>,
+    /// The domain's flags by name, `None` for a switch.
+    options: Given,
     seed: u64,
     config: Option<PathBuf>,
     record: Option<PathBuf>,
     replay: Option<PathBuf>,
-    mode: Option<String>,
     constrained: bool,
-    revise: Option<u32>,
-    cantus: Option<String>,
-    species: Option<u8>,
-    position: Option<String>,
     out: Option<PathBuf>,
     force: bool,
 }
 
-/// What a run came to: the piece (released or not, when one was made), the report
-/// and the trace as the CLI writes them, and the run folder when one was written.
+/// What a run came to: the artefact (released or not, when one was made) as a
+/// score or as text, the report and the trace as the CLI writes them, and the run
+/// folder when one was written.
 #[pyclass(frozen, module = "cantus._cantus", name = "Composed")]
 pub struct Composed {
     #[pyo3(get)]
     released: bool,
     piece: Option<Py<NativeScore>>,
+    /// The artefact as text, when it is not a score.
+    #[pyo3(get)]
+    text: Option<String>,
     #[pyo3(get)]
     report: String,
     #[pyo3(get)]
@@ -58,6 +54,10 @@ pub struct Composed {
     out: Option<PathBuf>,
     #[pyo3(get)]
     write_errors: Vec<String>,
+    /// What the job told the user before its work (defaults applied, words not
+    /// understood), and its summary after.
+    #[pyo3(get)]
+    notes: Vec<String>,
 }
 
 #[pymethods]
@@ -72,247 +72,142 @@ fn bad(py: Python<'_>, message: impl Into<String>) -> PyErr {
     error(py, "ComposeError", message, Place::default())
 }
 
-fn runtime(py: Python<'_>) -> PyResult<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| bad(py, format!("cannot start the async runtime: {e}")))
+fn compose_table(unit: &Unit) -> Option<&'static [Opt]> {
+    unit.composer().ok().map(|c| c.options())
 }
 
 /// Composes what `request` asks for.
 #[pyfunction]
 pub fn compose(py: Python<'_>, request: Request) -> PyResult<Composed> {
+    let unit = unit(py, request.domain.as_deref())?;
+    let composer = unit
+        .composer()
+        .map_err(|e| error(py, "DomainError", e.to_string(), Place::default()))?;
+    let args = args(py, unit, request.options, compose_table, "ComposeError")?;
     let source = ModelSource {
         config: request.config.clone(),
         record: request.record.clone(),
         replay: request.replay.clone(),
     };
-    let model = source
+    let configured = source
         .open()
         .map_err(|e| located(py, "ConfigError", e.to_string()))?;
-    match request.domain.as_str() {
-        "twelve-tone" => twelve_tone(py, &request, model.as_ref()),
-        "counterpoint" => counterpoint(py, &request, model.as_ref()),
-        other => Err(error(
-            py,
-            "DomainError",
-            format!("unknown domain {other:?}; compose knows twelve-tone and counterpoint"),
-            Place::default(),
-        )),
-    }
-}
-
-fn piece_error(py: Python<'_>, e: PieceError) -> PyErr {
-    match e {
-        PieceError::Spec(s) => {
-            let place = Place {
-                line: s.line,
-                column: s.column,
-                path: s.source_name.clone(),
-                ..Place::default()
-            };
-            error(py, "SpecError", s.to_string(), place)
-        }
-        PieceError::Read(r) => crate::errors::read_error(py, r),
-        PieceError::Missing => bad(py, "give a brief or a spec"),
-        PieceError::Brief(b) => error(py, "BriefError", b, Place::default()),
-    }
-}
-
-fn twelve_tone(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyResult<Composed> {
-    if r.cantus.is_some() || r.species.is_some() || r.position.is_some() {
-        return Err(bad(
-            py,
-            "cantus, species and position are counterpoint's (domain=\"counterpoint\")",
-        ));
-    }
-    if r.brief.is_some() && r.spec.is_some() {
-        return Err(bad(py, "give a brief or a spec, not both"));
-    }
-    let piece =
-        Piece::load(r.brief.as_deref(), r.spec.as_deref()).map_err(|e| piece_error(py, e))?;
-    let flag = match r.mode.as_deref() {
-        None => None,
-        Some("strict") => Some(GateMode::Strict),
-        Some("relaxed") => Some(GateMode::Relaxed),
-        Some(other) => {
-            return Err(bad(
-                py,
-                format!("mode {other:?}: use \"strict\" or \"relaxed\""),
-            ));
-        }
+    let model = configured.as_ref().map(|c| c.model());
+    let (folder, temporary) = match &request.out {
+        Some(out) => (out.clone(), false),
+        None => (scratch_folder(), true),
     };
-    if r.revise == Some(0) {
-        return Err(bad(py, "revise: at least one round"));
-    }
-    let registered = model.map(Configured::model);
-    let model = registered.as_ref();
-    let mode = gate_mode(flag, model);
-    let dir = match &r.out {
-        Some(out) => Some(RunDir::create(out, r.force).map_err(|e| bad(py, e.to_string()))?),
-        None => None,
-    };
-    let rt = runtime(py)?;
-    let (seed, constrained, revise) = (r.seed, r.constrained, r.revise);
-    let composed = py.detach(|| {
-        rt.block_on(async {
-            let (proposer, budget) = cantus_twelve_tone::plugin::job::proposer(model, constrained);
-            let composer = Composer::new(mode, budget);
-            match revise {
-                None => composer.compose(&piece.spec, seed, proposer.as_ref()).await,
-                Some(rounds) => cantus_twelve_tone::plugin::job::revise(
-                    &composer,
-                    &piece.spec,
-                    seed,
-                    proposer.as_ref(),
-                    rounds,
-                )
-                .await
-                .map(|(composition, _)| composition),
-            }
-        })
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| bad(py, format!("cannot start the async runtime: {e}")))?;
+    let (seed, constrained, force) = (request.seed, request.constrained, request.force);
+    let ran: Result<(Vec<String>, RunComposed), DomainError> = py.detach(|| {
+        let asked = cantus_registry::Request {
+            model: model.as_ref(),
+            raw: false,
+            constrained,
+        };
+        // The job is read and checked before anything is written.
+        let job = composer.prepare(&args, asked)?;
+        let notes = job.notes();
+        let run = Run {
+            seed,
+            folder: RunDir::create(&folder, force || temporary)?,
+            progress: None,
+        };
+        let composed = rt.block_on(job.run(run))?;
+        Ok((notes, composed))
     });
-    let composition = composed.map_err(|e| bad(py, format!("cannot plan this piece: {e}")))?;
-    let degeneracy = match (&composition.outcome, model) {
-        (Outcome::Released { artefact, .. }, Some(_)) => {
-            Some(cantus_twelve_tone::plugin::job::degeneracy(artefact))
-        }
-        _ => None,
-    };
-    let outcome = &composition.outcome;
-    let mut trace = Vec::new();
-    outcome
-        .trace()
-        .write_jsonl(&mut trace, true)
-        .map_err(|e| bad(py, e.to_string()))?;
-    let (out, write_errors) = match dir {
-        Some(dir) => {
-            let written = cantus_twelve_tone::plugin::job::write_composition(
-                dir,
-                &composition,
-                &piece,
-                seed,
-                degeneracy.clone(),
-                None,
-            );
-            (written.dir, written.write_errors)
-        }
-        None => (None, Vec::new()),
-    };
-    let brief = piece
-        .brief
-        .as_ref()
-        .map(|(text, compiled)| BriefReport::of(text, compiled));
-    let mut report = ComposeReport::new(
-        &composition,
-        &piece.spec,
-        brief,
-        seed,
-        Vec::new(),
-        Vec::new(),
-    );
-    report.degeneracy = degeneracy;
-    let report = serde_json::to_string(&report).map_err(|e| bad(py, e.to_string()))?;
-    finish(
-        py,
-        outcome.is_released(),
-        outcome.artefact().cloned(),
-        report,
-        trace,
-        out,
-        write_errors,
-    )
-}
-
-fn counterpoint(py: Python<'_>, r: &Request, model: Option<&Configured>) -> PyResult<Composed> {
-    if r.brief.is_some() || r.spec.is_some() || r.mode.is_some() || r.revise.is_some() {
-        return Err(bad(
-            py,
-            "brief, spec, mode and revise are twelve-tone's; counterpoint takes cantus, species and position",
-        ));
-    }
-    let Some(cantus_arg) = r.cantus.as_deref() else {
-        return Err(bad(
-            py,
-            "counterpoint needs cantus=: a mode (dorian, phrygian, lydian, mixolydian, aeolian, ionian) or a file",
-        ));
-    };
-    let cantus = cantus_counterpoint::plugin::compose::cantus(cantus_arg)
-        .map_err(|e| bad(py, e.to_string()))?;
-    let species = match r.species {
-        None => Species::First,
-        Some(n) => {
-            Species::from_number(n).ok_or_else(|| bad(py, format!("species {n}: use 1 or 2")))?
-        }
-    };
-    let position = match r.position.as_deref() {
-        None | Some("above") => Position::Above,
-        Some("below") => Position::Below,
-        Some(other) => {
-            return Err(bad(
-                py,
-                format!("position {other:?}: use \"above\" or \"below\""),
-            ));
-        }
-    };
-    let assignment = Assignment::new(cantus, species, position);
-    let registered = model.map(Configured::model);
-    let model = registered.as_ref();
-    let rt = runtime(py)?;
-    let (seed, constrained) = (r.seed, r.constrained);
-    let outcome = py.detach(|| {
-        rt.block_on(async {
-            let (proposer, budget) =
-                cantus_counterpoint::plugin::compose::proposer(model, constrained);
-            cantus_counterpoint::compose_with(assignment.clone(), seed, proposer.as_ref(), budget)
-                .await
-        })
+    let read = ran.map(|(mut notes, composed)| {
+        notes.extend(composed.lines.iter().cloned());
+        let files = composed
+            .dir
+            .as_deref()
+            .map(|d| read_back(unit, d, composed.released));
+        (notes, composed, files)
     });
-    let mut trace = Vec::new();
-    outcome
-        .trace()
-        .write_jsonl(&mut trace, true)
-        .map_err(|e| bad(py, e.to_string()))?;
-    let report = cantus_counterpoint::report::ExerciseReport::new(
-        &assignment,
-        &outcome,
-        seed,
-        Vec::new(),
-        Vec::new(),
-    );
-    let report = serde_json::to_string(&report).map_err(|e| bad(py, e.to_string()))?;
-    let released = outcome.is_released();
-    let piece = outcome.artefact().cloned();
-    let (out, write_errors) = match &r.out {
-        Some(dir) => {
-            let dir = RunDir::create(dir, r.force).map_err(|e| bad(py, e.to_string()))?;
-            let written =
-                cantus_counterpoint::plugin::compose::write(dir, &assignment, outcome, seed);
-            (written.dir, written.write_errors)
-        }
-        None => (None, Vec::new()),
+    if temporary {
+        // Whatever the run came to, the scratch folder goes (a failed run leaves none).
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+    let (notes, composed, files) = read.map_err(|e| domain_error(py, &e, "ComposeError"))?;
+    let files = files.unwrap_or_default();
+    let mut report = match files.report {
+        serde_json::Value::Null => serde_json::json!({}),
+        report => report,
     };
-    finish(py, released, piece, report, trace, out, write_errors)
-}
-
-fn finish(
-    py: Python<'_>,
-    released: bool,
-    piece: Option<cantus_music::Score>,
-    report: String,
-    trace: Vec<u8>,
-    out: Option<PathBuf>,
-    write_errors: Vec<String>,
-) -> PyResult<Composed> {
-    let piece = piece
-        .map(|s| Py::new(py, NativeScore::made(s, "<composed>")))
-        .transpose()?;
+    if temporary {
+        // The run folder was a scratch one, gone now: the report names no files.
+        if let Some(map) = report.as_object_mut() {
+            map.remove("files");
+        }
+    }
+    let (piece, text) = match files.artefact {
+        Some(View::Score(score)) => (
+            Some(Py::new(py, NativeScore::made(score, "<composed>"))?),
+            None,
+        ),
+        Some(View::Text(text)) => (None, Some(text)),
+        None => (None, None),
+    };
+    let mut write_errors = composed.write_errors;
+    write_errors.extend(files.errors);
     Ok(Composed {
-        released,
+        released: composed.released,
         piece,
-        report,
-        trace: String::from_utf8_lossy(&trace).into_owned(),
-        out,
+        text,
+        report: report.to_string(),
+        trace: files.trace,
+        out: if temporary { None } else { composed.dir },
         write_errors,
+        notes,
     })
+}
+
+/// A fresh folder name under the system's temporary directory.
+fn scratch_folder() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("cantus-python-{}-{n}", std::process::id()))
+}
+
+/// What a run folder holds, read back.
+#[derive(Default)]
+struct Files {
+    report: serde_json::Value,
+    trace: String,
+    artefact: Option<View>,
+    /// What could not be read back.
+    errors: Vec<String>,
+}
+
+/// Reads the report, the trace and the artefact (in the first format of its
+/// domain's it was written in) from the run folder `dir`.
+fn read_back(unit: &Unit, dir: &Path, released: bool) -> Files {
+    let mut files = Files::default();
+    let text = |name: &str| std::fs::read_to_string(dir.join(name));
+    match text(layout::REPORT).map(|t| serde_json::from_str(&t)) {
+        Ok(Ok(report)) => files.report = report,
+        Ok(Err(e)) => files.errors.push(format!("{}: {e}", layout::REPORT)),
+        Err(e) => files.errors.push(format!("{}: {e}", layout::REPORT)),
+    }
+    match text(layout::TRACE) {
+        Ok(trace) => files.trace = trace,
+        Err(e) => files.errors.push(format!("{}: {e}", layout::TRACE)),
+    }
+    if let Ok(kind) = unit.artefact_kind() {
+        let written = kind
+            .reads()
+            .iter()
+            .map(|ext| dir.join(layout::artefact_file(released, ext)))
+            .find(|path| path.is_file());
+        if let Some(path) = written {
+            match kind.read_view(&path) {
+                Ok((view, _)) => files.artefact = Some(view),
+                Err(e) => files.errors.push(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    files
 }

@@ -79,6 +79,11 @@ fn build(py: Python<'_>, class: &str, message: &str, place: Place) -> PyResult<P
 /// A reader's refusal as `ReadError` (or `FileNotFoundError` / `OSError` for the
 /// system's own errors), with the message the CLI prints.
 pub fn read_error(py: Python<'_>, e: FormatError) -> PyErr {
+    read_error_ref(py, &e)
+}
+
+/// [`read_error`] of an error held elsewhere (a domain's error keeps it as its cause).
+pub fn read_error_ref(py: Python<'_>, e: &FormatError) -> PyErr {
     let message = e.to_string();
     match e {
         FormatError::Io { path, source } => {
@@ -100,31 +105,31 @@ pub fn read_error(py: Python<'_>, e: FormatError) -> PyErr {
             path, line, offset, ..
         } => {
             let place = Place {
-                line: Some(line),
-                byte: Some(offset),
+                line: Some(*line),
+                byte: Some(*offset),
                 ..Place::file(path.display().to_string())
             };
             error(py, "ReadError", message, place)
         }
-        FormatError::Grammar(g) => error(py, "ReadError", message, grammar_place(g)),
+        FormatError::Grammar(g) => error(py, "ReadError", message, grammar_place(g.clone())),
         FormatError::Midi { path, source } => error(
             py,
             "ReadError",
             message,
-            midi_place(path.display().to_string(), &source),
+            midi_place(path.display().to_string(), source),
         ),
         FormatError::MusicXml { path, source } => error(
             py,
             "ReadError",
             message,
-            xml_place(path.display().to_string(), &source),
+            xml_place(path.display().to_string(), source),
         ),
         FormatError::Mei { path, source } => {
             let place = Place::file(path.display().to_string());
             let place = match source {
                 cantus_music::mei::MeiError::Xml { line, column, .. }
                 | cantus_music::mei::MeiError::Invalid { line, column, .. } => {
-                    place.at(line, column)
+                    place.at(*line, *column)
                 }
             };
             error(py, "ReadError", message, place)

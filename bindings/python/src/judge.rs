@@ -1,220 +1,222 @@
-//! `cantus.verify`: a score judged by a rule domain's release gate, chosen by name —
-//! the same gate, options and JSON verdict as `cantus verify [--domain NAME] --json`.
+//! `cantus.verify`: a score judged by a rule domain's release gate, the domain found
+//! by name in the domain registry (`cantus-registry`) — the same gate, options and
+//! JSON verdict as `cantus verify --domain NAME --json`, for every domain the
+//! program links, with nothing here naming one.
 //!
-//! The verdict crosses as that JSON (violations with rule id, severity, bar, voice,
-//! onset and reason; facts), so every domain's verdict has one shape in Python.
+//! The options cross as the command line's flags (name and value, `None` for a
+//! switch), checked against the domain's own table, so a domain's new flag needs no
+//! code here. The verdict crosses as that JSON (violations with rule id, severity,
+//! bar, voice, onset and reason; facts), so every domain's verdict has one shape in
+//! Python. A domain's refusal becomes the exception class of its kind
+//! ([`domain_error`]).
 
-use crate::errors::{Place, colon_place, error};
+use crate::errors::{Place, colon_place, error, read_error_ref};
 use crate::score::NativeScore;
-use cantus_counterpoint::rules::Profile;
-use cantus_counterpoint::{Position, ReadOptions, Species, SpeciesGate};
-use cantus_twelve_tone::Blueprint;
-use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::row::row_or_name;
-use cantus_twelve_tone::spec::Spec;
+use cantus_registry::{Args, ArgsError, DomainError, Opt, Unit, Verified};
 use pyo3::prelude::*;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The rule domains `verify` knows, by the names the CLI's `--domain` takes. (Listed
-/// here until the domain registry of issue 26 lands; then every registered domain.)
-pub const DOMAINS: [&str; 3] = ["twelve-tone", "counterpoint", "chorale"];
+/// Options as Python passes them: the domain's flag names (`cantus-voice`), each
+/// with its value as text, or `None` for a switch.
+pub type Given = Vec<(String, Option<String>)>;
 
-/// The names of the rule domains `verify` can judge by.
+/// The rule domain judged by name though it is not registered yet (its own
+/// registration comes with issue 27; this fallback goes then).
+const CHORALE: &str = "chorale";
+
+/// The names of the rule domains `verify` can judge by: every registered domain
+/// with a verifier.
 #[pyfunction]
-pub fn domains() -> Vec<&'static str> {
-    DOMAINS.to_vec()
+pub fn domains() -> Vec<String> {
+    let mut names: Vec<String> = cantus_registry::domains()
+        .iter()
+        .filter(|u| u.verifier().is_ok())
+        .map(|u| u.id().to_string())
+        .collect();
+    if !names.iter().any(|n| n == CHORALE) {
+        names.push(CHORALE.to_owned());
+        names.sort();
+    }
+    names
 }
 
-/// How to judge, as Python passes it (the CLI's flags of `cantus verify`).
-#[derive(FromPyObject)]
-pub struct Options {
-    mode: String,
-    row: Option<String>,
-    spec: Option<PathBuf>,
-    seed: u64,
-    species: Option<u8>,
-    cantus_voice: Option<String>,
-    position: Option<String>,
-    profile: Option<String>,
+/// The registered domain `name` (the program's default domain when `None`); an
+/// unknown one is a `DomainError` listing the registered domains.
+pub fn unit(py: Python<'_>, name: Option<&str>) -> PyResult<&'static Unit> {
+    match name {
+        Some(name) => cantus_registry::find(name).map_err(|e| option_error(py, e.to_string())),
+        None => cantus_registry::default_domain()
+            .ok_or_else(|| option_error(py, "no rule domain is registered".to_owned())),
+    }
 }
 
-/// Judges `score` by the gate of `domain`; returns the verdict as JSON.
+/// `given` checked against `table`, the flags of `unit` that `table_of` picks; a
+/// flag the domain does not take names the registered domains that do.
+pub fn args(
+    py: Python<'_>,
+    unit: &Unit,
+    given: Given,
+    table_of: fn(&Unit) -> Option<&'static [Opt]>,
+    class: &str,
+) -> PyResult<Args> {
+    let table = table_of(unit).unwrap_or(&[]);
+    let given = given.into_iter().map(|(n, v)| (n, v.map(OsString::from)));
+    match Args::parse(table, unit.id().as_str(), given, &[]) {
+        Ok(args) => Ok(args),
+        Err(ArgsError::Unknown { flag, domain, .. }) => {
+            let name = flag.trim_start_matches('-');
+            let owners = cantus_registry::domains()
+                .iter()
+                .filter(|u| table_of(u).is_some_and(|t| t.iter().any(|o| o.name == name)))
+                .map(|u| u.id().to_string())
+                .collect();
+            let e = ArgsError::Unknown {
+                flag,
+                domain,
+                owners,
+            };
+            Err(error(py, class, e.to_string(), Place::default()))
+        }
+        Err(e) => Err(error(py, class, e.to_string(), Place::default())),
+    }
+}
+
+fn verify_table(unit: &Unit) -> Option<&'static [Opt]> {
+    unit.verifier().ok().map(|v| v.options())
+}
+
+/// Judges `score` by the gate of `domain` with the options `given`; returns the
+/// verdict as JSON.
 #[pyfunction]
 pub fn verify(
     py: Python<'_>,
     score: &NativeScore,
-    domain: &str,
-    options: Options,
+    domain: Option<&str>,
+    given: Given,
 ) -> PyResult<String> {
-    match domain {
-        "twelve-tone" => twelve_tone(py, score, &options),
-        "counterpoint" => counterpoint(py, score, &options),
-        "chorale" => chorale(py, score, &options),
-        _ => Err(error(
-            py,
-            "DomainError",
-            format!(
-                "unknown domain {domain:?}; the domains are {}",
-                DOMAINS.join(", ")
-            ),
-            Place::default(),
-        )),
+    let scored = Arc::clone(&score.score);
+    if domain == Some(CHORALE) && cantus_registry::find(CHORALE).is_err() {
+        return chorale(py, &scored, &score.source, given);
     }
+    let unit = unit(py, domain)?;
+    let verifier = unit
+        .verifier()
+        .map_err(|e| option_error(py, e.to_string()))?;
+    let args = args(py, unit, given, verify_table, "DomainError")?;
+    let source = score.source.clone();
+    let verified = py.detach(|| verifier.verify_score(&scored, &source, &args));
+    let verified = verified.map_err(|e| domain_error(py, &e, "DomainError"))?;
+    json(py, verified.json, unit.id().as_str())
+}
+
+/// Judges the file at `path` by the gate of `domain`, read as the domain reads its
+/// files (`cantus verify --domain NAME FILE`): the verdict as JSON, and what reading
+/// it warned about.
+#[pyfunction]
+pub fn verify_file(
+    py: Python<'_>,
+    path: PathBuf,
+    domain: Option<&str>,
+    given: Given,
+) -> PyResult<(String, Vec<String>)> {
+    if domain == Some(CHORALE) && cantus_registry::find(CHORALE).is_err() {
+        let text = path.display().to_string();
+        let loaded =
+            cantus_music::format::read_path(&path, false).map_err(|e| read_error_ref(py, &e))?;
+        let warnings = loaded.warnings.iter().map(ToString::to_string).collect();
+        return Ok((chorale(py, &loaded.score, &text, given)?, warnings));
+    }
+    let unit = unit(py, domain)?;
+    let verifier = unit
+        .verifier()
+        .map_err(|e| option_error(py, e.to_string()))?;
+    let args = args(py, unit, given, verify_table, "DomainError")?;
+    let verified: Result<Verified, DomainError> =
+        py.detach(|| verifier.verify(&path, false, &args));
+    let verified = verified.map_err(|e| domain_error(py, &e, "DomainError"))?;
+    Ok((
+        json(py, verified.json, unit.id().as_str())?,
+        verified.warnings,
+    ))
 }
 
 fn option_error(py: Python<'_>, message: String) -> PyErr {
     error(py, "DomainError", message, Place::default())
 }
 
-fn twelve_tone(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<String> {
-    let mode = match o.mode.as_str() {
-        "strict" => GateMode::Strict,
-        "relaxed" => GateMode::Relaxed,
-        other => {
-            return Err(option_error(
-                py,
-                format!("mode {other:?}: use \"strict\" or \"relaxed\""),
-            ));
-        }
-    };
-    if o.species.is_some()
-        || o.cantus_voice.is_some()
-        || o.position.is_some()
-        || o.profile.is_some()
-    {
-        return Err(option_error(
-            py,
-            "species, cantus_voice, position and profile are counterpoint's and chorale's options"
-                .into(),
-        ));
-    }
-    if o.spec.is_some() && o.row.is_some() {
-        return Err(option_error(
-            py,
-            "give a spec or a row, not both: the spec names its row".into(),
-        ));
-    }
-    let plan = match &o.spec {
-        Some(path) => Some(plan(py, path, o.seed)?),
-        None => None,
-    };
-    let row = match &o.row {
-        Some(text) => Some(
-            row_or_name(text)
-                .map_err(|e| error(py, "RowError", e.to_string(), Place::default()))?
-                .0,
-        ),
-        None => None,
-    };
-    let gate = match (&plan, row) {
-        (Some(plan), _) => SerialGate::for_plan(plan, mode),
-        (None, Some(row)) => SerialGate::for_row(row, Default::default(), mode),
-        (None, None) => SerialGate::inferring(mode),
-    };
-    let scored = Arc::clone(&score.score);
-    let report = py.detach(|| gate.judge_score(&scored));
-    let out = cantus_twelve_tone::report::VerifyReport::new(
-        score.source.clone(),
-        scored.event_count(),
-        &report,
-    );
-    json(py, &out, "twelve-tone")
-}
-
-/// The blueprint of the spec file at `path`, planned with `seed`.
-fn plan(py: Python<'_>, path: &std::path::Path, seed: u64) -> PyResult<Blueprint> {
-    let text =
-        cantus_music::format::read_text(path).map_err(|e| crate::errors::read_error(py, e))?;
-    let spec = Spec::from_toml_str(&text, &path.display().to_string()).map_err(|e| {
-        let place = Place {
-            line: e.line,
-            column: e.column,
-            ..Place::file(path.display().to_string())
+/// A domain's refusal as the exception class of its kind: a file that cannot be
+/// read as `ReadError` (or `FileNotFoundError`), a spec as `SpecError` with its
+/// line, a row as `RowError`, a brief as `BriefError` — found by the domain's own
+/// error type kept in the [`DomainError`] — and anything else as `class` (with the
+/// place a `file:line:column:` message names).
+pub fn domain_error(py: Python<'_>, e: &DomainError, class: &str) -> PyErr {
+    use cantus_twelve_tone::plugin::job::PieceError;
+    use cantus_twelve_tone::plugin::verify::VerifyError;
+    let cause = e.cause();
+    if let Some(v) = cause.and_then(|c| c.downcast_ref::<VerifyError>()) {
+        return match v {
+            VerifyError::Piece(p) => piece_error(py, p),
+            VerifyError::Read(r) => read_error_ref(py, r),
+            VerifyError::Row(_) => error(py, "RowError", e.message(), Place::default()),
+            VerifyError::Plan(_) => error(py, "SpecError", e.message(), Place::default()),
         };
-        error(py, "SpecError", e.to_string(), place)
-    })?;
-    Blueprint::new(&spec, seed).map_err(|e| {
-        error(
-            py,
-            "SpecError",
-            format!("{}: cannot plan this piece: {e}", path.display()),
-            Place::file(path.display().to_string()),
-        )
-    })
+    }
+    if let Some(p) = cause.and_then(|c| c.downcast_ref::<PieceError>()) {
+        return piece_error(py, p);
+    }
+    if let Some(r) = cause.and_then(|c| c.downcast_ref::<cantus_music::format::FormatError>()) {
+        return read_error_ref(py, r);
+    }
+    located(py, class, e.message().to_owned())
 }
 
-fn counterpoint(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<String> {
-    if o.row.is_some() || o.spec.is_some() || o.mode != "strict" {
-        return Err(option_error(
-            py,
-            "row, spec and mode are twelve-tone's options; counterpoint is judged by its profile"
-                .into(),
-        ));
-    }
-    let species = match o.species {
-        None => None,
-        Some(n) => Some(
-            Species::from_number(n)
-                .ok_or_else(|| option_error(py, format!("species {n}: use 1 or 2")))?,
-        ),
-    };
-    let position = match o.position.as_deref() {
-        None => None,
-        Some("above") => Some(Position::Above),
-        Some("below") => Some(Position::Below),
-        Some(other) => {
-            return Err(option_error(
-                py,
-                format!("position {other:?}: use \"above\" or \"below\""),
-            ));
+/// A twelve-tone piece that could not be set up (spec, brief, its file).
+fn piece_error(py: Python<'_>, e: &cantus_twelve_tone::plugin::job::PieceError) -> PyErr {
+    use cantus_twelve_tone::plugin::job::PieceError;
+    match e {
+        PieceError::Spec(s) => {
+            let place = Place {
+                line: s.line,
+                column: s.column,
+                path: s.source_name.clone(),
+                ..Place::default()
+            };
+            error(py, "SpecError", s.to_string(), place)
         }
-    };
-    let named = o.profile.as_deref().unwrap_or("fux");
-    let profile = Profile::parse(named).ok_or_else(|| {
-        option_error(py, format!("profile {named:?}: use \"fux\" or \"lenient\""))
-    })?;
-    let options = ReadOptions {
-        species,
-        cantus_voice: o.cantus_voice.clone(),
-        position,
-        profile,
-    };
-    let scored = Arc::clone(&score.score);
-    let judged = py.detach(|| SpeciesGate::reading(options).try_judge(&scored));
-    let (report, reading) = judged.map_err(|e| {
-        error(
+        PieceError::Read(r) => read_error_ref(py, r),
+        PieceError::Missing => error(
             py,
-            "DomainError",
-            format!("{}: not a two-voice species exercise: {e}", score.source),
-            Place::file(score.source.clone()),
-        )
-    })?;
-    let out = cantus_counterpoint::report::VerifyReport::new(
-        score.source.clone(),
-        scored.event_count(),
-        &report,
-        &reading.exercise,
-        profile,
-    );
-    json(py, &out, "counterpoint")
+            "ComposeError",
+            "give a brief or a spec",
+            Place::default(),
+        ),
+        PieceError::Brief(b) => error(py, "BriefError", b.clone(), Place::default()),
+    }
 }
 
-fn chorale(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<String> {
-    if o.row.is_some()
-        || o.spec.is_some()
-        || o.mode != "strict"
-        || o.species.is_some()
-        || o.cantus_voice.is_some()
-        || o.position.is_some()
-    {
-        return Err(option_error(
-            py,
-            "the chorale domain takes a profile (\"strict\" or \"lenient\") and nothing else"
-                .into(),
-        ));
+/// The chorale domain's gate, until the domain registers itself (issue 27).
+fn chorale(
+    py: Python<'_>,
+    scored: &cantus_music::Score,
+    source: &str,
+    given: Given,
+) -> PyResult<String> {
+    let mut profile = None;
+    for (name, value) in given {
+        match (name.as_str(), value) {
+            ("profile", Some(v)) => profile = Some(v),
+            _ => {
+                return Err(option_error(
+                    py,
+                    "the chorale domain takes a profile (\"strict\" or \"lenient\") and nothing else"
+                        .into(),
+                ));
+            }
+        }
     }
-    let named = o.profile.as_deref().unwrap_or("strict");
+    let named = profile.as_deref().unwrap_or("strict");
     let profile = cantus_chorale::Profile::parse(named).ok_or_else(|| {
         option_error(
             py,
@@ -225,18 +227,17 @@ fn chorale(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<String>
         profile,
         ..Default::default()
     };
-    let scored = Arc::clone(&score.score);
-    let judged = py.detach(|| cantus_chorale::judge_score(&scored, &options));
+    let judged = py.detach(|| cantus_chorale::judge_score(scored, &options));
     let (report, _, _) = judged.map_err(|e| {
         error(
             py,
             "DomainError",
-            format!("{}: not a four-part chorale: {e}", score.source),
-            Place::file(score.source.clone()),
+            format!("{source}: not a four-part chorale: {e}"),
+            Place::file(source.to_owned()),
         )
     })?;
     let out = serde_json::json!({
-        "file": score.source,
+        "file": source,
         "passed": report.passed,
         "gate": report.gate,
         "events": scored.event_count(),
@@ -244,17 +245,23 @@ fn chorale(py: Python<'_>, score: &NativeScore, o: &Options) -> PyResult<String>
         "unlisted": report.unlisted,
         "facts": report.facts,
     });
-    json(py, &out, "chorale")
+    json(py, out, CHORALE)
 }
 
-/// The report as JSON with the domain's name added.
-fn json(py: Python<'_>, report: &impl serde::Serialize, domain: &str) -> PyResult<String> {
-    let mut value = serde_json::to_value(report)
-        .map_err(|e| error(py, "CantusError", e.to_string(), Place::default()))?;
-    if let Some(map) = value.as_object_mut() {
-        map.insert("domain".into(), domain.into());
+/// The verdict as JSON with the domain's name added.
+fn json(py: Python<'_>, mut value: serde_json::Value, domain: &str) -> PyResult<String> {
+    match value.as_object_mut() {
+        Some(map) => {
+            map.insert("domain".into(), domain.into());
+            Ok(value.to_string())
+        }
+        None => Err(error(
+            py,
+            "CantusError",
+            format!("the {domain} domain's verdict is not a JSON object"),
+            Place::default(),
+        )),
     }
-    Ok(value.to_string())
 }
 
 /// Reads a `file:line:column: …` message into an exception of `class`.

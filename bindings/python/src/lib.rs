@@ -6,7 +6,10 @@
 //! crates — `cantus-music` (formats), `cantus-twelve-tone` (gate, analyser, rows),
 //! `cantus-counterpoint`, `cantus-libretto` (fingerprint, copy risk), `cantus-render`
 //! (engraving) and the program's library `cantus` (the `cantus.toml` settings and
-//! the compose jobs the CLI runs) — never the binary.
+//! the domains it links) — never the binary. `verify` and `compose` find a domain
+//! by name in the domain registry (`cantus-registry`) and run its registered
+//! verifier and composer, the CLI's own, so a domain the program links is reachable
+//! from Python without a line here.
 //!
 //! Reports cross as the JSON the CLI's `--json` prints, one definition for both;
 //! long work runs with the interpreter released.
@@ -29,7 +32,7 @@ mod _cantus {
     #[pymodule_export]
     use super::engrave::{engrave, lilypond_available};
     #[pymodule_export]
-    use super::judge::{domains, verify};
+    use super::judge::{domains, verify, verify_file};
     #[pymodule_export]
     use super::measure::{compare, fingerprint};
     #[pymodule_export]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 from . import _cantus, _display
+from .judge import flags, position_flag
 from .score import Score
 
 __all__ = ["Composition", "compose"]
@@ -32,6 +33,10 @@ class Composition:
             proposer call, the gate's report, the totals, the timing).
         out: the run folder, when `out` was given.
         write_errors: files of the run folder that could not be written.
+        text: the artefact as text, for a domain whose artefact is not a score
+            (``piece`` is None then).
+        notes: what the run said besides (defaults applied, words of the brief
+            not understood, the summary ``cantus compose`` prints).
     """
 
     released: bool
@@ -40,6 +45,8 @@ class Composition:
     trace: list[dict[str, Any]]
     out: Optional[Path]
     write_errors: tuple[str, ...]
+    text: Optional[str] = None
+    notes: tuple[str, ...] = ()
 
     @property
     def diagnostics(self) -> list[str]:
@@ -63,7 +70,9 @@ class Composition:
         colour = "#1a7f37" if self.released else "#cf222e"
         head = f"<p><b style='color:{colour}'>{'RELEASED' if self.released else 'NOT RELEASED'}</b></p>"
         why = "".join(f"<p>{_display.escape(d)}</p>" for d in self.diagnostics)
-        return head + why + (self.piece._repr_html_() if self.piece is not None else "")
+        if self.piece is not None:
+            return head + why + self.piece._repr_html_()
+        return head + why + (f"<pre>{_display.escape(self.text)}</pre>" if self.text is not None else "")
 
 
 def compose(
@@ -75,7 +84,7 @@ def compose(
     mode: Optional[Literal["strict", "relaxed"]] = None,
     constrained: bool = False,
     revise: Optional[int] = None,
-    domain: str = "twelve-tone",
+    domain: Optional[str] = None,
     cantus: Optional[str] = None,
     species: Optional[int] = None,
     position: Optional[Literal["above", "below"]] = None,
@@ -83,6 +92,7 @@ def compose(
     replay: Optional[PathLike] = None,
     out: Optional[PathLike] = None,
     force: bool = False,
+    **options: Any,
 ) -> Composition:
     """Composes a piece through the harness, as ``cantus compose`` does.
 
@@ -90,7 +100,10 @@ def compose(
     three voices in 3/4 on Webern's Op. 21 row, with a canon between the outer
     voices") or a `spec` file; counterpoint (``domain="counterpoint"``) from
     `cantus` (a mode — ``"dorian"`` … ``"ionian"`` for Fux's own cantus firmi — or
-    a file), `species` (1 or 2) and `position`.
+    a file), `species` (1 or 2) and `position`; any other domain the program
+    links by its name and its own options (``domain="name", some_flag=6``).
+    The run is the domain's registered compose job, the one ``cantus compose
+    --domain NAME`` runs.
 
     Args:
         seed: seeds the plan and the proposer; the same seed gives the same piece.
@@ -105,6 +118,8 @@ def compose(
             answer every call from (offline, deterministic).
         out: also write the run folder there, as ``cantus compose --out`` does
             (refused when it holds another run, unless `force`).
+        options: any other flag of the domain's ``cantus compose``, by its name
+            with ``_`` for ``-`` (``True`` for a switch).
 
     The interpreter is released while it composes, so other Python threads run.
     A run that is not released is a result, not an exception: check
@@ -113,26 +128,32 @@ def compose(
     Raises:
         BriefError, SpecError: the brief or spec cannot be planned.
         ConfigError: the ``cantus.toml`` is malformed or its backend cannot be built.
-        ComposeError, DomainError: options that do not go together.
+        ComposeError: options the domain does not take or that do not go
+            together (worded as the command line words them).
+        DomainError: an unknown domain (the message lists the registered ones).
     """
 
     def path(p: Optional[PathLike]) -> Optional[str]:
         return None if p is None else os.fspath(p)
 
+    given = {
+        "brief": brief,
+        "spec": spec,
+        "gate": mode,
+        "revise": revise,
+        "cantus": cantus,
+        "species": species,
+        **position_flag(position),
+        **options,
+    }
     request = _Request(
         domain=domain,
-        brief=brief,
-        spec=path(spec),
+        options=flags(given),
         seed=seed,
         config=path(config),
         record=path(record),
         replay=path(replay),
-        mode=mode,
         constrained=constrained,
-        revise=revise,
-        cantus=cantus,
-        species=species,
-        position=position,
         out=path(out),
         force=force,
     )
@@ -145,6 +166,8 @@ def compose(
         trace=[json.loads(line) for line in done.trace.splitlines() if line.strip()],
         out=None if done.out is None else Path(done.out),
         write_errors=tuple(done.write_errors),
+        text=done.text,
+        notes=tuple(done.notes),
     )
 
 

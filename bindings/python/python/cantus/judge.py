@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
@@ -156,35 +157,71 @@ class Verdict:
 
 
 def domains() -> list[str]:
-    """The rule domains :func:`verify` judges by, by name."""
+    """The rule domains :func:`verify` judges by, by name: every domain the
+    program links (``cantus plugins`` lists them)."""
     return list(_cantus.domains())
+
+
+def flags(options: dict[str, Any]) -> list[tuple[str, Optional[str]]]:
+    """Keyword options as a domain's flags: ``cantus_voice=`` is ``--cantus-voice``;
+    ``True`` gives a switch, ``None`` and ``False`` leave the flag out, a path is
+    its text, anything else ``str(value)``. The domain checks them (names, ranges,
+    choices, flags that exclude each other) as the command line does."""
+    out: list[tuple[str, Optional[str]]] = []
+    for name, value in options.items():
+        flag = name.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            out.append((flag, None))
+        elif isinstance(value, os.PathLike):
+            out.append((flag, os.fspath(value)))
+        else:
+            out.append((flag, str(value)))
+    return out
+
+
+def position_flag(position: Optional[str]) -> dict[str, bool]:
+    """``position="above"|"below"``: counterpoint's ``--above`` / ``--below``."""
+    if position is None:
+        return {}
+    if position not in ("above", "below"):
+        from .errors import DomainError
+
+        raise DomainError(f'position {position!r}: use "above" or "below"')
+    return {position: True}
 
 
 def verify(
     score: Union["Score", "Source"],
-    mode: Literal["strict", "relaxed"] = "strict",
+    mode: Optional[Literal["strict", "relaxed"]] = None,
     row: Optional[Union[str, Sequence[int]]] = None,
     spec: Optional[Union[str, "os.PathLike[str]"]] = None,
     *,
-    domain: str = "twelve-tone",
-    seed: int = 0,
+    domain: Optional[str] = None,
+    seed: Optional[int] = None,
     species: Optional[int] = None,
     cantus_voice: Optional[str] = None,
     position: Optional[Literal["above", "below"]] = None,
     profile: Optional[Literal["fux", "strict", "lenient"]] = None,
+    **options: Any,
 ) -> Verdict:
     """Judges `score` by the release gate of `domain`, as ``cantus verify`` does.
 
     Args:
-        score: a :class:`~cantus.Score`, or anything :func:`cantus.read` reads.
-        mode: twelve-tone: ``"strict"`` re-derives every row label from the
-            pitches; ``"relaxed"`` trusts the row tags.
+        score: a :class:`~cantus.Score`, or a file (path), judged as
+            ``cantus verify FILE`` reads it (a domain whose artefact is not a score
+            is judged this way), or bytes / a binary file, read by
+            :func:`cantus.read`.
+        mode: twelve-tone: ``"strict"`` (the default) re-derives every row label
+            from the pitches; ``"relaxed"`` trusts the row tags.
         row: twelve-tone: the row (pitch classes, note names or a historical
             name); inferred from the music when neither row nor spec is given.
         spec: twelve-tone: the spec file the piece was written to (registers,
             texture, crossing and, with `seed`, the schedule of row forms).
-        domain: ``"twelve-tone"``, ``"counterpoint"`` or ``"chorale"`` (four-part
-            harmonisation; :func:`domains`).
+        domain: the rule domain, by name (:func:`domains`: ``"twelve-tone"``, the
+            default, ``"counterpoint"``, ``"chorale"`` and any other the program
+            links).
         seed: twelve-tone: the compose seed, to rebuild the schedule from `spec`.
         species: counterpoint: 1 or 2 (inferred from the rhythm when None).
         cantus_voice: counterpoint: the cantus firmus's voice (default: the voice
@@ -194,47 +231,50 @@ def verify(
         profile: counterpoint: ``"fux"`` (his prohibitions are hard; the default)
             or ``"lenient"`` (modern textbooks'); chorale: ``"strict"`` (the
             harmony class; the default) or ``"lenient"`` (Bach's practice).
+        options: any other flag of the domain's ``cantus verify``, by its name
+            with ``_`` for ``-`` (``True`` for a switch).
 
     A failing verdict is a result, not an exception: check :attr:`Verdict.passed`.
 
     Raises:
         ReadError: `score` is a file the reader refuses.
         RowError, SpecError: the row or spec cannot be used.
-        DomainError: an unknown domain, an option the domain does not take, or a
-            piece the domain cannot judge.
+        DomainError: an unknown domain (the message lists the registered ones), an
+            option the domain does not take, or a piece the domain cannot judge.
     """
+    from .errors import CantusWarning
     from .score import Score, read
 
-    if not isinstance(score, Score):
-        score = read(score)
-    options = {
+    given = {
         "mode": mode,
-        "row": None if row is None or isinstance(row, str) else " ".join(str(int(p)) for p in row),
-        "spec": None if spec is None else os.fspath(spec),
+        "row": row if row is None or isinstance(row, str) else " ".join(str(int(p)) for p in row),
+        "spec": spec,
         "seed": seed,
         "species": species,
         "cantus_voice": cantus_voice,
-        "position": position,
         "profile": profile,
+        **position_flag(position),
+        **options,
     }
-    if isinstance(row, str):
-        options["row"] = row
-    d = json.loads(_cantus.verify(score._native, domain, _Options(options)))
+    if isinstance(score, Score):
+        text = _cantus.verify(score._native, domain, flags(given))
+    elif isinstance(score, (str, os.PathLike)):
+        text, warned = _cantus.verify_file(os.fspath(score), domain, flags(given))
+        for w in warned:
+            warnings.warn(w, CantusWarning, stacklevel=2)
+    else:
+        text = _cantus.verify(read(score)._native, domain, flags(given))
+    d = json.loads(text)
     return Verdict(
         domain=d["domain"],
-        gate=d["gate"],
+        gate=d.get("gate", ""),
         passed=d["passed"],
-        events=d["events"],
-        violations=tuple(Violation._of(v) for v in d["violations"]),
+        events=d.get("events", 0),
+        violations=tuple(Violation._of(v) for v in d.get("violations", [])),
         unlisted={u["predicate"]: u["count"] for u in d.get("unlisted", [])},
-        facts=d["facts"],
-        file=d["file"],
+        facts=d.get("facts", {}),
+        file=d.get("file", ""),
         raw=d,
     )
 
 
-class _Options:
-    """The options as attributes, the way the native side reads them."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)

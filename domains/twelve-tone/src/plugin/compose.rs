@@ -49,7 +49,8 @@ impl Compose for ComposeTwelveTone {
     }
 
     fn prepare(&self, args: &Args, request: Request<'_>) -> Result<Box<dyn RunJob>, DomainError> {
-        let piece = Piece::load(args.text("brief"), args.path("spec")).map_err(DomainError::new)?;
+        let piece =
+            Piece::load(args.text("brief"), args.path("spec")).map_err(DomainError::caused_by)?;
         let gate = args
             .text("gate")
             .map(str::parse::<GateMode>)
