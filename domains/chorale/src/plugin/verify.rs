@@ -4,6 +4,7 @@
 use crate::gate::judge_score;
 use crate::read::{PhraseMark, ReadOptions};
 use crate::rules::Profile;
+use cantus_music::Score;
 use cantus_music::format::read_path;
 use cantus_registry::{Args, DomainError, Opt, Verified, Verify};
 use std::path::Path;
@@ -57,53 +58,71 @@ impl Verify for VerifyChorale {
     }
 
     fn verify(&self, file: &Path, lenient: bool, args: &Args) -> Result<Verified, DomainError> {
-        let options = read_options(args)?;
         let loaded = read_path(file, lenient).map_err(DomainError::new)?;
-        let (report, reading, analysis) = judge_score(&loaded.score, &options).map_err(|e| {
-            DomainError::new(format!("{}: not a four-part chorale: {e}", file.display()))
-        })?;
-        let json = serde_json::json!({
-            "file": file.display().to_string(),
-            "passed": report.passed,
-            "gate": report.gate,
-            "events": loaded.score.event_count(),
-            "violations": report.violations.iter().map(|v| v.flat()).collect::<Vec<_>>(),
-            "unlisted": report.unlisted,
-            "facts": report.facts,
-        });
-        let c = &reading.chorale;
-        let head = format!(
-            "{} in {}, {}, {} beats, {} phrase{}",
-            c.title.as_deref().unwrap_or("chorale"),
-            c.key.name(),
-            c.meter,
-            analysis.total(),
-            c.phrase_ends.len(),
-            if c.phrase_ends.len() == 1 { "" } else { "s" }
-        );
-        let hard = report.hard_count();
-        let mut lines = vec![if report.passed {
-            format!("PASSED {} ({}): {head}", file.display(), report.gate)
-        } else {
-            format!(
-                "FAILED {} ({}): {hard} violation{}; {head}",
-                file.display(),
-                report.gate,
-                if hard == 1 { "" } else { "s" }
-            )
-        }];
-        lines.extend(report.violations.iter().map(|v| format!("  {v}")));
-        if let Some(line) = report.unlisted_line() {
-            lines.push(format!("  {line}"));
-        }
-        if !reading.inferred.is_empty() {
-            lines.push(format!("  inferred: {}", reading.inferred.join("; ")));
-        }
-        Ok(Verified {
-            passed: report.passed,
-            warnings: loaded.warnings.iter().map(ToString::to_string).collect(),
-            lines,
-            json,
-        })
+        let warnings = loaded.warnings.iter().map(ToString::to_string).collect();
+        judged(&loaded.score, &file.display().to_string(), warnings, args)
     }
+
+    fn verify_score(
+        &self,
+        score: &Score,
+        source: &str,
+        args: &Args,
+    ) -> Result<Verified, DomainError> {
+        judged(score, source, Vec::new(), args)
+    }
+}
+
+/// The verdict on `score` (read from `source`), as `cantus verify` prints it.
+fn judged(
+    score: &Score,
+    source: &str,
+    warnings: Vec<String>,
+    args: &Args,
+) -> Result<Verified, DomainError> {
+    let options = read_options(args)?;
+    let (report, reading, analysis) = judge_score(score, &options)
+        .map_err(|e| DomainError::new(format!("{source}: not a four-part chorale: {e}")))?;
+    let json = serde_json::json!({
+        "file": source,
+        "passed": report.passed,
+        "gate": report.gate,
+        "events": score.event_count(),
+        "violations": report.violations.iter().map(|v| v.flat()).collect::<Vec<_>>(),
+        "unlisted": report.unlisted,
+        "facts": report.facts,
+    });
+    let c = &reading.chorale;
+    let head = format!(
+        "{} in {}, {}, {} beats, {} phrase{}",
+        c.title.as_deref().unwrap_or("chorale"),
+        c.key.name(),
+        c.meter,
+        analysis.total(),
+        c.phrase_ends.len(),
+        if c.phrase_ends.len() == 1 { "" } else { "s" }
+    );
+    let hard = report.hard_count();
+    let mut lines = vec![if report.passed {
+        format!("PASSED {source} ({}): {head}", report.gate)
+    } else {
+        format!(
+            "FAILED {source} ({}): {hard} violation{}; {head}",
+            report.gate,
+            if hard == 1 { "" } else { "s" }
+        )
+    }];
+    lines.extend(report.violations.iter().map(|v| format!("  {v}")));
+    if let Some(line) = report.unlisted_line() {
+        lines.push(format!("  {line}"));
+    }
+    if !reading.inferred.is_empty() {
+        lines.push(format!("  inferred: {}", reading.inferred.join("; ")));
+    }
+    Ok(Verified {
+        passed: report.passed,
+        warnings,
+        lines,
+        json,
+    })
 }
