@@ -16,13 +16,17 @@
 //! | judging a file by the domain's gate | [`Verify`] | `cantus verify --domain <id>` |
 //! | the artefact's files, written and read back | [`Artefact`] | every run folder, the renderer |
 //! | the gate's verdict and the analysis marks for a page | [`Review`] | `cantus render`, `cantus blind` |
+//! | experiment task sets (`[tasks] domain = "<id>"`) and one trial of a task | [`Trials`], [`Trial`] | `cantus experiment run\|report` |
 //! | its proposers, one line each | [`Unit::proposer`] | `cantus plugins` |
 //!
 //! What a domain gets for free: the run folder, written as one unit in one layout
 //! ([`RunDir`], [`layout`]); the model (`--config`, record and replay) handed in as a
 //! [`Model`]; for a [`Score`](cantus_music::Score) artefact every score format, the
 //! engraving with its violations and the trace's repairs drawn on it, audio, and
-//! the HTML report and index pages; a progress bar, exit codes and `--json`.
+//! the HTML report and index pages; a progress bar, exit codes and `--json`; and,
+//! with [`Trials`], `cantus experiment` over its task sets — the grid of models,
+//! conditions and runs, resumable records, shards and merge, delivery, cost,
+//! violations by rule and the choice its constraints offered in the report.
 //!
 //! # Registering a domain
 //!
@@ -110,6 +114,7 @@ mod options;
 mod review;
 mod run_dir;
 pub mod summary;
+mod trials;
 mod unit;
 mod verify;
 
@@ -119,6 +124,9 @@ pub use id::{BadDomainId, DomainId};
 pub use options::{Args, ArgsError, Opt, OptKind};
 pub use review::{Analysis, Finding, Place, Review, Reviewed, Verdict};
 pub use run_dir::{OutputError, RunDir};
+pub use trials::{
+    Attempt, Judgement, Made, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
+};
 pub use unit::{
     DomainPlugin, Missing, ProposerInfo, Registration, Shortcut, Unit, UnknownDomain,
     artefact_extensions, default_domain, domain_of_run, domains, find,

@@ -5,6 +5,7 @@ use crate::DomainId;
 use crate::artefact::{Artefact, ArtefactKind, KindOf};
 use crate::compose::Compose;
 use crate::review::Review;
+use crate::trials::Trials;
 use crate::verify::Verify;
 use std::sync::OnceLock;
 
@@ -48,6 +49,7 @@ pub struct Unit {
     verify: Option<Box<dyn Verify>>,
     artefact: Option<Box<dyn ArtefactKind>>,
     review: Option<Box<dyn Review>>,
+    trials: Option<Box<dyn Trials>>,
     proposers: Vec<ProposerInfo>,
     shortcuts: Vec<Shortcut>,
 }
@@ -72,6 +74,7 @@ impl Unit {
             verify: None,
             artefact: None,
             review: None,
+            trials: None,
             proposers: Vec::new(),
             shortcuts: Vec::new(),
         }
@@ -106,6 +109,13 @@ impl Unit {
     /// Registers how the renderer reviews the domain's artefacts.
     pub fn review(&mut self, review: impl Review + 'static) -> &mut Unit {
         self.review = Some(Box::new(review));
+        self
+    }
+
+    /// Registers the domain's experiment task sets and trials (`cantus experiment`
+    /// with `[tasks] domain = "<id>"`).
+    pub fn trials(&mut self, trials: impl Trials + 'static) -> &mut Unit {
+        self.trials = Some(Box::new(trials));
         self
     }
 
@@ -175,6 +185,13 @@ impl Unit {
         self.review
             .as_deref()
             .ok_or_else(|| self.missing("has no review for the renderer"))
+    }
+
+    /// Its experiment task sets and trials.
+    pub fn trial_sets(&self) -> Result<&dyn Trials, Missing> {
+        self.trials
+            .as_deref()
+            .ok_or_else(|| self.missing("runs in no experiment (it registers no trials)"))
     }
 
     /// The proposers it brings.

@@ -1,0 +1,400 @@
+//! `cantus experiment`: what a domain offers the experiment runner — its task sets
+//! and one trial of a task — so that an experiment file naming it (`[tasks] domain =
+//! "<id>"`) runs through the same grid, records, resume, shards, merge and report as
+//! every other domain, with no code of the domain in the program.
+//!
+//! The split follows who knows what. The runner owns everything that is the same for
+//! every domain: the grid of (task, model, condition, run), the conditions as data,
+//! seeds, the models and their wrapping, the records and their files, resuming and
+//! the report. The domain owns what a task is (read from the experiment file's
+//! `[tasks]` table, [`Trials::tasks`]) and how one trial of it goes and is judged
+//! ([`Trial::run`]), and hands back a [`Tried`]: released or not and why, its strict
+//! gate's violations by rule, the loop's [`Totals`] (counts, cost and the choice the
+//! constraints offered), the artefact written through its [`Artefact`] and the trace.
+//! A domain whose runs are the framework's engine gets all of it from
+//! [`Tried::of`].
+
+use crate::artefact::{Artefact, View};
+use crate::compose::Model;
+use crate::id::DomainId;
+use cantus_framework::{Budget, Domain, Entry, GateReport, Outcome, RuleId, Severity, Totals};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How a domain's task sets are read for an experiment.
+pub trait Trials: Send + Sync {
+    /// The task set the experiment file's `[tasks]` table describes (its `domain` and
+    /// `limit` keys taken out). Every key must be read through `table`: the runner
+    /// refuses one that was not ([`TaskTable::unread`]).
+    fn tasks(&self, table: &mut TaskTable) -> Result<Vec<TrialTask>, TaskTableError>;
+}
+
+/// One task of a domain's set.
+pub struct TrialTask {
+    /// Unique in the set (`a5-c8`, `bwv269`).
+    pub id: String,
+    /// The template or source the task was made from: the report's bootstrap
+    /// resamples families, so tasks sharing one are not counted as independent.
+    pub family: String,
+    /// One line saying what the task asks for.
+    pub brief: String,
+    /// Its trials.
+    pub trial: Arc<dyn Trial>,
+}
+
+/// Trials of one task.
+#[async_trait::async_trait(?Send)]
+pub trait Trial: Send + Sync {
+    /// Why a trial as `attempt` asks cannot be run (a model, for a domain without a
+    /// model proposer); the runner records it as not applicable and runs nothing.
+    fn not_applicable(&self, _attempt: &Attempt<'_>) -> Option<String> {
+        None
+    }
+
+    /// Runs one trial. Every failure of it (a model unreachable, a plan impossible)
+    /// is its outcome, never an error.
+    async fn run(&self, attempt: Attempt<'_>) -> Tried;
+}
+
+/// What the runner asks of one trial: the experiment's condition, already applied.
+#[derive(Clone, Copy)]
+pub struct Attempt<'a> {
+    /// Seeds the trial: the same seed gives the same outcome.
+    pub seed: u64,
+    /// The model, when the experiment's model is one (its backend wrapped with the
+    /// condition's instruction, its ask options holding the condition's constrained
+    /// decoding and freedom); `None`: the domain's embedded proposer.
+    pub model: Option<&'a Model>,
+    /// Whether the repair ladder runs (`false` for a condition with `rungs = []`:
+    /// propose, verify, drop).
+    pub repair: bool,
+    /// Replans per section, when the condition sets them.
+    pub replans: Option<u32>,
+}
+
+impl Attempt<'_> {
+    /// A domain's default budget with what the model's configuration and the
+    /// condition change.
+    pub fn budget(&self, base: Budget) -> Budget {
+        let budget = match self.model {
+            Some(m) => m.budget(base),
+            None => base,
+        };
+        Budget {
+            replans_per_section: self.replans.unwrap_or(budget.replans_per_section),
+            ..budget
+        }
+    }
+}
+
+/// The strict gate's verdict on a trial's artefact: every hard rule of the gate
+/// listed, with its violations (0 where it held).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Judgement {
+    pub passed: bool,
+    pub violations: BTreeMap<RuleId, u64>,
+}
+
+impl Judgement {
+    /// The hard violations of `report` by rule, every one of `rules` listed.
+    pub fn of<L>(report: &GateReport<L>, rules: impl IntoIterator<Item = RuleId>) -> Judgement {
+        let mut violations: BTreeMap<RuleId, u64> = rules.into_iter().map(|r| (r, 0)).collect();
+        for v in report.violations.iter().filter(|v| v.is_hard()) {
+            *violations.entry(v.predicate).or_insert(0) += 1;
+        }
+        for u in report
+            .unlisted
+            .iter()
+            .filter(|u| u.severity == Severity::Hard)
+        {
+            *violations.entry(u.predicate).or_insert(0) += u.count;
+        }
+        Judgement {
+            passed: report.passed,
+            violations,
+        }
+    }
+}
+
+/// A trial's artefact, written through its domain's [`Artefact`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Made {
+    /// Each of its formats: (extension, bytes), in [`Artefact::EXTENSIONS`] order
+    /// (the first is what the experiment's record keeps).
+    pub files: Vec<(&'static str, Vec<u8>)>,
+    /// What a reader sees of it: a score is measured (texture, degeneracy, the null
+    /// model's agreement), text is kept as it is.
+    pub view: View,
+}
+
+impl Made {
+    /// `artefact` in every format it is written in (a format that cannot be written
+    /// is left out).
+    pub fn of<A: Artefact>(artefact: &A) -> Made {
+        Made {
+            files: A::EXTENSIONS
+                .iter()
+                .filter_map(|ext| artefact.to_bytes(ext).ok().map(|b| (*ext, b)))
+                .collect(),
+            view: artefact.view(),
+        }
+    }
+}
+
+/// What one trial came to.
+#[derive(Clone, Debug, Default)]
+pub struct Tried {
+    /// Whether the strict gate released it.
+    pub released: bool,
+    /// Why it was not (empty when released).
+    pub reason: String,
+    /// The artefact, released or not, when one was made.
+    pub artefact: Option<Made>,
+    /// The strict gate's verdict on it.
+    pub judgement: Option<Judgement>,
+    /// The loop's counts, cost and choice (`None` when the trial ran no loop).
+    pub totals: Option<Totals>,
+    /// Sections the trial worked on, each counted once.
+    pub sections: u64,
+    /// The trace, as JSON lines without timing.
+    pub trace: Option<Vec<u8>>,
+}
+
+impl Tried {
+    /// A trial that failed before it made anything.
+    pub fn failed(reason: impl Into<String>) -> Tried {
+        Tried {
+            reason: reason.into(),
+            ..Tried::default()
+        }
+    }
+
+    /// What an engine run came to, with the strict gate's `judgement` of its
+    /// artefact (if one was made).
+    pub fn of<D>(outcome: &Outcome<D>, judgement: Option<Judgement>) -> Tried
+    where
+        D: Domain,
+        D::Artefact: Artefact,
+    {
+        let trace = outcome.trace();
+        let mut bytes = Vec::new();
+        let trace_bytes = trace.write_jsonl(&mut bytes, false).ok().map(|()| bytes);
+        let sections: BTreeSet<usize> = trace
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Section(s) => Some(s.section),
+                _ => None,
+            })
+            .collect();
+        let reason = match outcome {
+            Outcome::Released { .. } => String::new(),
+            Outcome::Failure { diagnostics, .. } => diagnostics
+                .iter()
+                .take(3)
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        Tried {
+            released: outcome.is_released(),
+            reason,
+            artefact: outcome.artefact().map(Made::of),
+            judgement,
+            totals: Some(trace.totals.clone()),
+            sections: sections.len() as u64,
+            trace: trace_bytes,
+        }
+    }
+}
+
+/// The experiment file's `[tasks]` table, as a domain reads it: each getter takes a
+/// key out, checked, and names it in its error.
+#[derive(Clone, Debug)]
+pub struct TaskTable {
+    domain: DomainId,
+    values: Map<String, Value>,
+    /// Keys asked for, read or not, for the message about one that was not.
+    asked: BTreeSet<&'static str>,
+    dir: PathBuf,
+}
+
+/// A `[tasks]` key the domain refuses, with why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", key.as_ref().map(|k| format!("`{k}` ")).unwrap_or_default())]
+pub struct TaskTableError {
+    /// The key, when the problem is one key's (`None`: the table as a whole).
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl TaskTableError {
+    /// The problem `message` with the key `key`.
+    pub fn at(key: &str, message: impl Into<String>) -> TaskTableError {
+        TaskTableError {
+            key: Some(key.to_owned()),
+            message: message.into(),
+        }
+    }
+
+    /// The problem `message` with the table as a whole.
+    pub fn table(message: impl Into<String>) -> TaskTableError {
+        TaskTableError {
+            key: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl TaskTable {
+    /// The table `values` of `domain`'s tasks, read from an experiment file in `dir`
+    /// (relative paths are relative to it).
+    pub fn new(domain: DomainId, values: Map<String, Value>, dir: &Path) -> TaskTable {
+        TaskTable {
+            domain,
+            values,
+            asked: BTreeSet::new(),
+            dir: dir.to_owned(),
+        }
+    }
+
+    fn take(&mut self, key: &'static str) -> Option<Value> {
+        self.asked.insert(key);
+        self.values.remove(key)
+    }
+
+    /// A whole number from `min` to `max`.
+    pub fn number(
+        &mut self,
+        key: &'static str,
+        min: u64,
+        max: u64,
+    ) -> Result<Option<u64>, TaskTableError> {
+        self.take(key).map(|v| whole(key, &v, min, max)).transpose()
+    }
+
+    /// A whole number or a list of them, each from `min` to `max` (a list is not empty).
+    pub fn numbers(
+        &mut self,
+        key: &'static str,
+        min: u64,
+        max: u64,
+    ) -> Result<Option<Vec<u64>>, TaskTableError> {
+        let Some(value) = self.take(key) else {
+            return Ok(None);
+        };
+        match value {
+            Value::Array(items) if items.is_empty() => {
+                Err(TaskTableError::at(key, "must list at least one number"))
+            }
+            Value::Array(items) => items.iter().map(|v| whole(key, v, min, max)).collect(),
+            v => whole(key, &v, min, max).map(|n| vec![n]),
+        }
+        .map(Some)
+    }
+
+    /// A number from `min` to `max`.
+    pub fn real(
+        &mut self,
+        key: &'static str,
+        min: f64,
+        max: f64,
+    ) -> Result<Option<f64>, TaskTableError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => match v.as_f64() {
+                Some(x) if x.is_finite() && (min..=max).contains(&x) => Ok(Some(x)),
+                _ => Err(TaskTableError::at(
+                    key,
+                    format!("must be a number from {min} to {max}, not {v}"),
+                )),
+            },
+        }
+    }
+
+    /// Text.
+    pub fn text(&mut self, key: &'static str) -> Result<Option<String>, TaskTableError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(TaskTableError::at(key, format!("must be text, not {v}"))),
+        }
+    }
+
+    /// A file or directory, relative to the experiment file.
+    pub fn path(&mut self, key: &'static str) -> Result<Option<PathBuf>, TaskTableError> {
+        Ok(self.text(key)?.map(|p| self.dir.join(p)))
+    }
+
+    /// The first key a domain did not read, as the error the runner gives for it.
+    pub fn unread(&self) -> Option<TaskTableError> {
+        let key = self.values.keys().next()?;
+        let known: Vec<&str> = self.asked.iter().copied().collect();
+        Some(TaskTableError::at(
+            key,
+            format!(
+                "is not a key of the {} domain's tasks (it reads {}; and `domain`, `limit`)",
+                self.domain,
+                if known.is_empty() {
+                    "no other key".to_owned()
+                } else {
+                    known
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+        ))
+    }
+}
+
+fn whole(key: &str, value: &Value, min: u64, max: u64) -> Result<u64, TaskTableError> {
+    match value.as_u64() {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(TaskTableError::at(
+            key,
+            format!("must be a whole number from {min} to {max}, not {value}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(json: serde_json::Value) -> TaskTable {
+        let Value::Object(values) = json else {
+            panic!("an object")
+        };
+        TaskTable::new(DomainId::new("cycles"), values, Path::new("exp"))
+    }
+
+    #[test]
+    fn keys_are_read_checked_and_the_unread_named() {
+        let mut t = table(serde_json::json!({
+            "alphabet": 5, "cycles": [2, 4], "mistakes": 0.25, "melodies": "m", "windw": 3
+        }));
+        assert_eq!(t.number("alphabet", 2, 26), Ok(Some(5)));
+        assert_eq!(t.numbers("cycles", 1, 100), Ok(Some(vec![2, 4])));
+        assert_eq!(t.real("mistakes", 0.0, 1.0), Ok(Some(0.25)));
+        assert_eq!(t.path("melodies"), Ok(Some(PathBuf::from("exp/m"))));
+        assert_eq!(t.number("window", 1, 26), Ok(None));
+        let unread = t.unread().expect("windw was not read");
+        assert_eq!(
+            unread.to_string(),
+            "`windw` is not a key of the cycles domain's tasks (it reads `alphabet`, \
+             `cycles`, `melodies`, `mistakes`, `window`; and `domain`, `limit`)"
+        );
+        let mut t = table(serde_json::json!({ "alphabet": 40, "cycles": [], "mistakes": "x" }));
+        assert_eq!(
+            t.number("alphabet", 2, 26).unwrap_err().to_string(),
+            "`alphabet` must be a whole number from 2 to 26, not 40"
+        );
+        assert!(t.numbers("cycles", 1, 9).is_err());
+        assert!(t.real("mistakes", 0.0, 1.0).is_err());
+        assert!(t.unread().is_none());
+    }
+}
