@@ -1,7 +1,8 @@
 //! The cycles example domain through the program, found in the registry: composed
 //! (`compose --domain cycles`, and its shortcut `cantus example`), verified, rendered
-//! as an HTML page (its artefact is not a score) and listed — while the program's own
-//! code names it in one place only, the line that links it.
+//! as an HTML page (its artefact is not a score), run in an experiment and reported
+//! (`cantus experiment run|report`, `examples/experiments/cycles.toml`) and listed —
+//! while the program's own code names it in one place only, the line that links it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -210,29 +211,275 @@ fn plugins_lists_the_domain_and_its_proposer() {
     );
 }
 
+/// `cantus experiment run` over the committed experiment file, then `report`: a
+/// record per cell of the grid, the whole-piece condition recorded as not applicable,
+/// delivery, the loop's counts and the domain's rules in the report, and a second run
+/// into the same directory runs nothing.
+#[test]
+fn an_experiment_runs_the_domains_tasks_and_reports_them() {
+    let dir = temp("experiment");
+    let out = dir.join("out");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = root.join("examples/experiments/cycles.toml");
+    let run = cantus(&[
+        "experiment",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    // 3 alphabets × 3 lengths × 4 conditions × 3 runs; `raw` is a whole-piece reply.
+    let said = text(&run.stdout);
+    assert!(said.starts_with("108 runs (0 kept"), "{said}");
+    assert!(said.contains("27 not applicable"), "{said}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let records: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "run").collect();
+    assert_eq!(records.len(), 108);
+    let mut cells = std::collections::BTreeSet::new();
+    for r in &records {
+        assert_eq!(r["domain"], "cycles", "{r}");
+        cells.insert((
+            r["task"].as_str().unwrap().to_owned(),
+            r["condition"].as_str().unwrap().to_owned(),
+            r["run"].as_u64().unwrap(),
+        ));
+        if r["outcome"] == "not-applicable" {
+            assert_eq!(r["condition"], "raw", "{r}");
+            continue;
+        }
+        // The artefact as the domain writes it, and its gate's rules by id.
+        let piece = r["piece"].as_str().expect("a piece");
+        assert!(piece.starts_with("window 4\n"), "{piece}");
+        let strict = &r["strict"]["violations"];
+        for rule in [
+            "CY-CURSOR",
+            "CY-ALPHABET",
+            "CY-CYCLE",
+            "CY-WINDOW",
+            "CY-COMPLETE",
+        ] {
+            assert!(strict[rule].is_u64(), "{rule} listed: {r}");
+        }
+        assert_eq!(
+            r["outcome"] == "released",
+            r["strict"]["passed"] == true,
+            "{r}"
+        );
+        assert!(r["cost"]["calls"].as_u64().unwrap() > 0, "{r}");
+        let trace = out.join(r["trace"]["path"].as_str().unwrap());
+        assert!(trace.is_file(), "{}", trace.display());
+    }
+    assert_eq!(cells.len(), 108, "one record per cell");
+
+    let report = cantus(&["experiment", "report", out.to_str().unwrap()]);
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let cell = |condition: &str| {
+        summary["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["condition"] == condition)
+            .unwrap_or_else(|| panic!("{condition}: {summary}"))
+            .clone()
+    };
+    let harness = cell("harness");
+    let no_repair = cell("no-repair");
+    assert_eq!(harness["runs"], 27);
+    assert_eq!(cell("raw")["not_applicable"], 27);
+    let delivered = |c: &serde_json::Value| c["delivery_strict"]["estimate"].as_f64().unwrap();
+    // The ladder earns its keep: the sloppy proposer spoils 30% of its symbols.
+    assert!(
+        delivered(&harness) > 0.5 && delivered(&harness) > delivered(&no_repair),
+        "harness {harness}, no-repair {no_repair}"
+    );
+    assert!(harness["repairs_by_rung"]["retag"].as_f64().unwrap() > 0.0);
+    assert!(
+        harness["predicate_pass"]["CY-COMPLETE"].is_f64(),
+        "{harness}"
+    );
+    assert!(harness["cost"]["calls_per_delivered"].as_f64().unwrap() > 0.0);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| embedded | harness | 27 |"), "{md}");
+    assert!(md.contains("not for cycles tasks"), "{md}");
+
+    // Resumed: every record kept, nothing run.
+    let again = cantus(&[
+        "experiment",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stdout).starts_with("108 runs (108 kept from an earlier run)"),
+        "{}",
+        text(&again.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A model beside the embedded proposer: the cycles domain has no model proposer, so
+/// the domain itself says its runs do not apply; and the domain's `[tasks]` keys are
+/// checked before anything runs, the file, line and key named.
+#[test]
+fn an_experiment_file_is_checked_by_the_domain_before_anything_runs() {
+    let dir = temp("experiment-file");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let null = root.join("examples/config/null.toml");
+    let file = dir.join("e.toml");
+    let write = |tasks: &str| {
+        std::fs::write(
+            &file,
+            format!(
+                "runs = 1\nconditions = [\"harness\"]\n[tasks]\ndomain = \"cycles\"\n{tasks}\n\
+                 [[models]]\nname = \"embedded\"\n[[models]]\nname = \"null\"\nconfig = {:?}\n",
+                null.to_str().unwrap()
+            ),
+        )
+        .unwrap();
+    };
+    write("cycles = 2\nalphabet = 4");
+    let out = dir.join("out");
+    let o = cantus(&[
+        "experiment",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let null_runs: Vec<serde_json::Value> = results
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["model"] == "null")
+        .collect();
+    assert_eq!(null_runs.len(), 1);
+    assert_eq!(null_runs[0]["outcome"], "not-applicable");
+    assert_eq!(
+        null_runs[0]["reason"],
+        "the cycles domain has no model proposer"
+    );
+
+    // (the line, where the error is, what it says): a key not written (`window`, by
+    // default 4) is named without a place.
+    let cases = [
+        (
+            "windw = 3",
+            "e.toml:5:1",
+            "`tasks.windw` is not a key of the cycles domain's tasks",
+        ),
+        (
+            "alphabet = 40",
+            "e.toml:5:1",
+            "must be a whole number from 2 to 26, not 40",
+        ),
+        (
+            "alphabet = 3",
+            "e.toml: ",
+            "`tasks.window` 4 cannot be kept with an alphabet of only 3",
+        ),
+    ];
+    for (line, at, says) in cases {
+        write(line);
+        let out = dir.join("refused");
+        let o = cantus(&[
+            "experiment",
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{line}: {err}");
+        assert!(err.contains(says), "{line}: {err}");
+        assert!(err.contains(at), "{line}: {err}");
+        assert!(!out.exists(), "{line}: nothing written");
+    }
+    std::fs::write(&file, "runs = 1\nconditions = [\"harness\"]\n[tasks]\ndomain = \"nosuch\"\n[[models]]\nname = \"embedded\"\n").unwrap();
+    let o = cantus(&[
+        "experiment",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        dir.join("x").to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("unknown domain `nosuch`") && err.contains("cycles"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The program's code names the domain once: the line in `src/domains.rs` that links
-/// its crate. Every command above found it in the registry.
+/// its crate. Every command above found it in the registry — the experiment runner
+/// (`src/experiment/`) included. The libraries below the program (the registry, the
+/// framework, the other domains, the plugins and the bindings) name neither its crate
+/// nor its id.
 #[test]
 fn the_program_names_the_domain_only_where_it_links_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut naming = Vec::new();
-    let mut stack = vec![root.join("src")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read_to_string(&path)
-                .unwrap_or_default()
-                .to_lowercase()
-                .contains("cycles")
-            {
-                naming.push(path.strip_prefix(root).unwrap().display().to_string());
+    let files = |top: &str| {
+        let mut out = Vec::new();
+        let mut stack = vec![root.join(top)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                // Build output, and lock files and tests, which use the domain as a
+                // user would (the bindings' lock file lists every crate linked).
+                let skipped = ["target", "node_modules", "tests", "Cargo.lock"];
+                if skipped.iter().any(|s| name == *s) {
+                    continue;
+                }
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.is_file() {
+                    out.push(path);
+                }
             }
+        }
+        out
+    };
+    let mut naming = Vec::new();
+    for path in files("src") {
+        if std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .to_lowercase()
+            .contains("cycles")
+        {
+            naming.push(path.strip_prefix(root).unwrap().display().to_string());
         }
     }
     assert_eq!(naming, ["src/domains.rs"]);
     let domains = std::fs::read_to_string(root.join("src/domains.rs")).unwrap();
     let lines: Vec<&str> = domains.lines().filter(|l| l.contains("cycles")).collect();
     assert_eq!(lines, ["use cantus_example_cycles as _;"]);
+
+    let names = [
+        "cantus_example_cycles",
+        "cantus-example-cycles",
+        "\"cycles\"",
+        "domain cycles",
+    ];
+    let mut below = Vec::new();
+    for top in ["registry", "framework", "domains", "plugins", "bindings"] {
+        for path in files(top) {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if names.iter().any(|n| text.contains(n)) {
+                below.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    assert!(below.is_empty(), "name the cycles domain: {below:?}");
 }

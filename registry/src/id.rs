@@ -6,7 +6,7 @@ use std::fmt;
 
 /// A rule domain's name: what `--domain` takes, what a run's `report.json`, its
 /// trace header and an experiment record say. Lowercase letters, digits and `-`,
-/// starting with a letter (`twelve-tone`, `counterpoint`, `cycles`).
+/// starting with a letter (`twelve-tone`, `counterpoint`, `chorale`).
 ///
 /// A domain names itself with a constant ([`DomainId::new`]); ids read from files
 /// ([`DomainId::parse`]) are checked the same way and found in the registry
@@ -21,7 +21,7 @@ pub struct DomainId(Cow<'static, str>);
 pub struct BadDomainId(pub String);
 
 impl DomainId {
-    /// The id `name`, for a domain naming itself (`DomainId::new("cycles")`); the
+    /// The id `name`, for a domain naming itself (`DomainId::new("rising")`); the
     /// registry refuses a registration whose id is not well formed.
     pub const fn new(name: &'static str) -> DomainId {
         DomainId(Cow::Borrowed(name))
@@ -78,13 +78,13 @@ mod tests {
 
     #[test]
     fn ids_are_lowercase_words_joined_by_dashes() {
-        for good in ["twelve-tone", "counterpoint", "cycles", "a2"] {
+        for good in ["twelve-tone", "counterpoint", "rising", "a2"] {
             assert_eq!(DomainId::parse(good).unwrap(), DomainId::new(good));
         }
         for bad in ["", "Twelve", "12-tone", "a_b", "a-", "a b"] {
             assert!(DomainId::parse(bad).is_err(), "{bad:?}");
         }
-        let json = serde_json::to_string(&DomainId::new("cycles")).unwrap();
-        assert_eq!(json, "\"cycles\"");
+        let json = serde_json::to_string(&DomainId::new("rising")).unwrap();
+        assert_eq!(json, "\"rising\"");
     }
 }

@@ -369,31 +369,31 @@ mod tests {
         let Value::Object(values) = json else {
             panic!("an object")
         };
-        TaskTable::new(DomainId::new("cycles"), values, Path::new("exp"))
+        TaskTable::new(DomainId::new("beads"), values, Path::new("exp"))
     }
 
     #[test]
     fn keys_are_read_checked_and_the_unread_named() {
         let mut t = table(serde_json::json!({
-            "alphabet": 5, "cycles": [2, 4], "mistakes": 0.25, "melodies": "m", "windw": 3
+            "alphabet": 5, "lengths": [2, 4], "mistakes": 0.25, "melodies": "m", "windw": 3
         }));
         assert_eq!(t.number("alphabet", 2, 26), Ok(Some(5)));
-        assert_eq!(t.numbers("cycles", 1, 100), Ok(Some(vec![2, 4])));
+        assert_eq!(t.numbers("lengths", 1, 100), Ok(Some(vec![2, 4])));
         assert_eq!(t.real("mistakes", 0.0, 1.0), Ok(Some(0.25)));
         assert_eq!(t.path("melodies"), Ok(Some(PathBuf::from("exp/m"))));
         assert_eq!(t.number("window", 1, 26), Ok(None));
         let unread = t.unread().expect("windw was not read");
         assert_eq!(
             unread.to_string(),
-            "`windw` is not a key of the cycles domain's tasks (it reads `alphabet`, \
-             `cycles`, `melodies`, `mistakes`, `window`; and `domain`, `limit`)"
+            "`windw` is not a key of the beads domain's tasks (it reads `alphabet`, \
+             `lengths`, `melodies`, `mistakes`, `window`; and `domain`, `limit`)"
         );
-        let mut t = table(serde_json::json!({ "alphabet": 40, "cycles": [], "mistakes": "x" }));
+        let mut t = table(serde_json::json!({ "alphabet": 40, "lengths": [], "mistakes": "x" }));
         assert_eq!(
             t.number("alphabet", 2, 26).unwrap_err().to_string(),
             "`alphabet` must be a whole number from 2 to 26, not 40"
         );
-        assert!(t.numbers("cycles", 1, 9).is_err());
+        assert!(t.numbers("lengths", 1, 9).is_err());
         assert!(t.real("mistakes", 0.0, 1.0).is_err());
         assert!(t.unread().is_none());
     }

@@ -32,7 +32,7 @@ pub struct ProposerInfo {
 }
 
 /// A subcommand that is `cantus compose --domain <id>` under a name of its own
-/// (`cantus example` for the cycles domain).
+/// (`cantus example` for the example domain).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shortcut {
     pub command: &'static str,

@@ -11,6 +11,7 @@ use super::exercise;
 use super::file::{Experiment, Model};
 use super::folder;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
+use super::registered;
 use super::tasks::{Task, Work};
 use cantus_framework::{
     Assessment, Budget, Choice, Domain, GateReport, Measure, Outcome, Proposer, Revise, Totals,
@@ -37,6 +38,8 @@ pub(super) struct Made {
     pub outcome: RunOutcome,
     pub reason: String,
     pub score: Option<Score>,
+    /// The artefact as text, when it is not a score (a registered domain's).
+    pub text: Option<String>,
     /// The twelve-tone plan the gates judge the piece against (`None` for an exercise).
     pub plan: Option<Blueprint>,
     pub counts: Option<Counts>,
@@ -69,6 +72,7 @@ impl Made {
             outcome: RunOutcome::Failed,
             reason,
             score: None,
+            text: None,
             plan: None,
             counts: None,
             calls: 0,
@@ -120,6 +124,12 @@ pub async fn run(
             (made, judged)
         }
         Work::Exercise(assignment) => exercise::run(assignment, model, condition, seed).await,
+        Work::Registered(registered) => {
+            let folder = exp
+                .run_folders
+                .then_some(registered::Folder { out, key: &key });
+            registered::run(registered, model, condition, seed, folder).await
+        }
     };
     let trace = made.trace.as_ref().map(|bytes| {
         let check = FileCheck::of(trace_path(&key), bytes);
@@ -140,8 +150,12 @@ pub async fn run(
         piece: made
             .score
             .as_ref()
-            .and_then(|s| cantus_music::grammar::write(s).ok()),
-        voices: task.voices(),
+            .and_then(|s| cantus_music::grammar::write(s).ok())
+            .or(made.text),
+        voices: task
+            .voices()
+            .or_else(|| made.score.as_ref().map(|s| s.voices.len()))
+            .unwrap_or(0),
         events_relying_on_tags: judged.events_relying_on_tags,
         strict: judged.strict,
         relaxed: judged.relaxed,
@@ -216,7 +230,10 @@ fn verdict(report: &GateReport<Location>) -> Verdict {
 }
 
 /// `made` with the checks of the folder `key`'s run wrote, if it wrote one.
-fn with_folder(mut made: Made, files: Option<(&Key, Result<Vec<FileCheck>, String>)>) -> Made {
+pub(super) fn with_folder(
+    mut made: Made,
+    files: Option<(&Key, Result<Vec<FileCheck>, String>)>,
+) -> Made {
     match files {
         None => {}
         Some((_, Ok(files))) => made.files = files,
@@ -350,6 +367,7 @@ where
         outcome: result,
         reason,
         score,
+        text: None,
         plan,
         counts: Some(counts),
         calls,
@@ -453,6 +471,7 @@ fn from_raw(raw: RawOutcome) -> Made {
         outcome,
         reason,
         score,
+        text: None,
         plan: Some(raw.plan),
         counts: None,
         calls: u64::from(raw.calls),

@@ -13,6 +13,7 @@ use super::metrics::degeneracy::Weights;
 use super::tasks::{FuxExercises, SingleFactor, Task, Work, from_bank};
 use crate::models::{Configured, ModelSource};
 use cantus_backend::{ConfigError, TomlSource};
+use cantus_registry::DomainId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -23,14 +24,15 @@ pub const MAX_RUNS: u32 = 1_000;
 /// The most bootstrap resamples.
 pub const MAX_RESAMPLES: u32 = 100_000;
 
-/// The file as written.
+/// The file as written; `T` is its `[tasks]` table: [`RawTasks`] for the task sets
+/// the runner knows, a plain table for a registered domain's (which reads it itself).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Raw {
+struct Raw<T> {
     #[serde(default)]
     name: Option<String>,
     runs: u32,
-    tasks: RawTasks,
+    tasks: T,
     models: Vec<RawModel>,
     conditions: Vec<Spanned<String>>,
     #[serde(default)]
@@ -53,6 +55,26 @@ struct RawTasks {
     /// Use only the first N tasks (a quick look at a big set).
     #[serde(default)]
     limit: Option<usize>,
+}
+
+/// What says whose `[tasks]` table it is: `domain = "<id>"` names a registered
+/// domain's task set.
+#[derive(Debug, Deserialize)]
+struct Probe {
+    tasks: ProbeTasks,
+}
+
+#[derive(Debug, Deserialize)]
+struct ProbeTasks {
+    #[serde(default)]
+    domain: Option<String>,
+}
+
+/// The task set, as the file gives it.
+enum TaskSource {
+    Known(RawTasks),
+    /// A registered domain's `[tasks]` table, `domain` included.
+    Registered(toml::Table),
 }
 
 #[derive(Debug, Deserialize)]
@@ -187,7 +209,21 @@ impl Experiment {
     pub fn from_text(text: String, path: &Path) -> Result<Experiment, FileError> {
         let origin = path.display().to_string();
         let source = TomlSource::new(&text, &origin);
-        let raw: Raw = source.parse()?;
+        // A registered domain's `[tasks]` holds its own keys; every other table is
+        // read as the runner's own (and a file that does not parse gets its error there).
+        let registered = toml::from_str::<Probe>(&text)
+            .ok()
+            .and_then(|p| p.tasks.domain)
+            .is_some();
+        let raw: Raw<TaskSource> = if registered {
+            source
+                .parse::<Raw<toml::Table>>()?
+                .map_tasks(TaskSource::Registered)
+        } else {
+            source
+                .parse::<Raw<RawTasks>>()?
+                .map_tasks(TaskSource::Known)
+        };
         let dir = path.parent().unwrap_or(Path::new("."));
         source.count(&["runs"], raw.runs.into(), 1, MAX_RUNS.into())?;
         let m = &raw.metrics;
@@ -340,37 +376,16 @@ impl Experiment {
                 .into());
         }
 
-        let mut tasks = match (&raw.tasks.bank, &raw.tasks.single_factor, &raw.tasks.fux) {
-            (Some(bank), None, None) => {
-                let file = dir.join(bank.get_ref());
-                from_bank(&file).map_err(|e| {
-                    FileError::from(source.error_at_span(bank.span(), format!("`tasks.bank`: {e}")))
-                })?
-            }
-            (None, Some(design), None) => design
-                .tasks()
-                .map_err(|e| source.error_at(&["tasks", "single_factor"], e))?,
-            (None, None, Some(fux)) => fux
-                .tasks()
-                .map_err(|e| source.error_at(&["tasks", "fux"], e))?,
-            _ => {
-                return Err(source
-                    .error_at(
-                        &["tasks"],
-                        "must give exactly one of `bank` (a file of briefs), `single_factor` \
-                         (the twelve-tone generator) and `fux` (the counterpoint exercises)",
-                    )
-                    .into());
-            }
+        let tasks = match &raw.tasks {
+            TaskSource::Known(known) => known_tasks(known, &source, dir)?,
+            TaskSource::Registered(table) => registered_tasks(table.clone(), &source, dir)?,
         };
-        if let Some(n) = raw.tasks.limit {
-            tasks.truncate(n);
-        }
         let mut metrics = raw.metrics;
         metrics.reference = match metrics.reference {
             Some(paths) => Some(paths.iter().map(|p| dir.join(p)).collect()),
-            // The shipped corpus is serial music: nothing to measure counterpoint against.
-            None if tasks.iter().any(|t| matches!(t.work, Work::Exercise(_))) => Some(Vec::new()),
+            // The shipped corpus is serial music: nothing to measure counterpoint (or
+            // any other domain) against.
+            None if tasks.iter().any(|t| !matches!(t.work, Work::Piece(_))) => Some(Vec::new()),
             None => None,
         };
         let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
@@ -390,4 +405,90 @@ impl Experiment {
             run_folders: raw.run_folders,
         })
     }
+}
+
+impl<T> Raw<T> {
+    /// The file with its task set made into another type.
+    fn map_tasks<U>(self, f: impl FnOnce(T) -> U) -> Raw<U> {
+        Raw {
+            name: self.name,
+            runs: self.runs,
+            tasks: f(self.tasks),
+            models: self.models,
+            conditions: self.conditions,
+            custom_conditions: self.custom_conditions,
+            metrics: self.metrics,
+            run_folders: self.run_folders,
+        }
+    }
+}
+
+/// The tasks of a bank file, the single-factor generator or Fux's exercises, with
+/// their `limit`.
+fn known_tasks(
+    raw: &RawTasks,
+    source: &TomlSource<'_>,
+    dir: &Path,
+) -> Result<Vec<Task>, FileError> {
+    let mut tasks = match (&raw.bank, &raw.single_factor, &raw.fux) {
+        (Some(bank), None, None) => {
+            let file = dir.join(bank.get_ref());
+            from_bank(&file).map_err(|e| {
+                FileError::from(source.error_at_span(bank.span(), format!("`tasks.bank`: {e}")))
+            })?
+        }
+        (None, Some(design), None) => design
+            .tasks()
+            .map_err(|e| source.error_at(&["tasks", "single_factor"], e))?,
+        (None, None, Some(fux)) => fux
+            .tasks()
+            .map_err(|e| source.error_at(&["tasks", "fux"], e))?,
+        _ => {
+            return Err(source
+                .error_at(
+                    &["tasks"],
+                    "must give exactly one of `bank` (a file of briefs), `single_factor` \
+                     (the twelve-tone generator) and `fux` (the counterpoint exercises)",
+                )
+                .into());
+        }
+    };
+    if let Some(n) = raw.limit {
+        tasks.truncate(n);
+    }
+    Ok(tasks)
+}
+
+/// The task set of the registered domain `[tasks] domain` names, read by the domain
+/// from the rest of the table, with its `limit`.
+fn registered_tasks(
+    mut table: toml::Table,
+    source: &TomlSource<'_>,
+    dir: &Path,
+) -> Result<Vec<Task>, FileError> {
+    let at =
+        |key: &str, problem: String| FileError::from(source.error_at(&["tasks", key], problem));
+    let domain = match table.remove("domain") {
+        Some(toml::Value::String(id)) => {
+            DomainId::parse(&id).map_err(|e| at("domain", e.to_string()))?
+        }
+        _ => return Err(at("domain", "must be a domain's id (text)".into())),
+    };
+    let limit = match table.remove("limit") {
+        None => None,
+        Some(toml::Value::Integer(n)) if n >= 0 => Some(n as usize),
+        Some(v) => return Err(at("limit", format!("must be a whole number, not {v}"))),
+    };
+    let values = match serde_json::to_value(&table) {
+        Ok(serde_json::Value::Object(values)) => values,
+        _ => return Err(at("domain", "cannot read the rest of `[tasks]`".into())),
+    };
+    let mut tasks = super::tasks::registered(&domain, values, dir).map_err(|e| match &e.key {
+        Some(key) => at(key, e.message.clone()),
+        None => FileError::from(source.error_at(&["tasks"], format!("({domain}) {}", e.message))),
+    })?;
+    if let Some(n) = limit {
+        tasks.truncate(n);
+    }
+    Ok(tasks)
 }

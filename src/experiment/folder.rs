@@ -1,5 +1,6 @@
 //! `run_folders = true` (what `cantus bank` asks for): every twelve-tone run of the
-//! harness, or a model's whole-piece reply, also writes its folder, `DIR/runs/<run>/`,
+//! harness, or a model's whole-piece reply (and every trial of a registered domain,
+//! written in `registered.rs`), also writes its folder, `DIR/runs/<run>/`,
 //! exactly as `cantus compose` (or `compose --raw`) writes one — the piece in every
 //! format, `report.json` (naming the run's study cell — task, model, condition,
 //! run — so `cantus blind DIR` pairs the folders directly), and `spec.toml` and the
@@ -12,7 +13,7 @@ use super::tasks::Task;
 use cantus_framework::Outcome;
 use cantus_registry::RunDir;
 use cantus_twelve_tone::compose::Composition;
-use cantus_twelve_tone::plugin::job::{Piece, Written, degeneracy, write_composition, write_raw};
+use cantus_twelve_tone::plugin::job::{Piece, degeneracy, write_composition, write_raw};
 use cantus_twelve_tone::raw::RawOutcome;
 use cantus_twelve_tone::report::Study;
 use cantus_twelve_tone::spec::{Spec, compile_brief};
@@ -48,11 +49,8 @@ pub(super) fn write(
         _ => None,
     };
     let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
-    checks(
-        out,
-        &relative,
-        &write_composition(dir, composition, &piece, seed, degeneracy, Some(study(key))),
-    )
+    let written = write_composition(dir, composition, &piece, seed, degeneracy, Some(study(key)));
+    checks(out, &relative, &written.write_errors)
 }
 
 /// Writes the folder of `key`'s whole-piece reply `raw` (to `spec`, at `seed`) under
@@ -66,11 +64,8 @@ pub(super) fn write_reply(
 ) -> Result<Vec<FileCheck>, String> {
     let relative = folder_path(key);
     let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
-    checks(
-        out,
-        &relative,
-        &write_raw(dir, raw, spec, seed, Some(study(key))),
-    )
+    let written = write_raw(dir, raw, spec, seed, Some(study(key)));
+    checks(out, &relative, &written.write_errors)
 }
 
 /// The study cell of `key`, which its folder's `report.json` names so `cantus blind`
@@ -84,10 +79,14 @@ fn study(key: &Key) -> Study {
     }
 }
 
-/// The check of every file of the folder `relative` under `out` that `written` says
-/// was committed, or its first write error.
-fn checks(out: &Path, relative: &str, written: &Written) -> Result<Vec<FileCheck>, String> {
-    if let Some(e) = written.write_errors.first() {
+/// The check of every file of the folder `relative` under `out`, committed with
+/// `write_errors`; or the first of them.
+pub(super) fn checks(
+    out: &Path,
+    relative: &str,
+    write_errors: &[String],
+) -> Result<Vec<FileCheck>, String> {
+    if let Some(e) = write_errors.first() {
         return Err(e.clone());
     }
     let dir = out.join(relative);

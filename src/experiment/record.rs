@@ -14,6 +14,7 @@ use super::conditions::ConditionId;
 use super::shard::Shard;
 use super::tasks::{FamilyId, TaskId};
 use cantus_framework::Choice;
+use cantus_registry::DomainId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -195,21 +196,14 @@ fn regular_file_under(dir: &Path, relative: &str) -> Option<std::path::PathBuf> 
     Some(at)
 }
 
-/// The domain a task set is in: what a record's piece and verdicts mean.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TaskDomain {
-    /// Twelve-tone pieces: two gates (strict and relaxed), collisions, Libretto's gate.
-    #[default]
-    TwelveTone,
-    /// Fux exercises: the species gate alone.
-    Counterpoint,
+/// Whether `domain` is twelve-tone, the first task set's domain (its records carry
+/// no `domain` field).
+fn is_twelve_tone(domain: &DomainId) -> bool {
+    *domain == cantus_twelve_tone::plugin::ID
 }
 
-impl TaskDomain {
-    fn is_twelve_tone(&self) -> bool {
-        *self == TaskDomain::TwelveTone
-    }
+fn twelve_tone() -> DomainId {
+    cantus_twelve_tone::plugin::ID
 }
 
 /// One run's record.
@@ -217,9 +211,10 @@ impl TaskDomain {
 pub struct Record {
     #[serde(flatten)]
     pub key: Key,
-    /// Absent for twelve-tone (the first task set; older records have no field).
-    #[serde(default, skip_serializing_if = "TaskDomain::is_twelve_tone")]
-    pub domain: TaskDomain,
+    /// The domain of the task: what the record's piece and verdicts mean. Absent
+    /// for twelve-tone (the first task set; older records have no field).
+    #[serde(default = "twelve_tone", skip_serializing_if = "is_twelve_tone")]
+    pub domain: DomainId,
     pub family: FamilyId,
     /// SHA-256 of the experiment file.
     pub experiment: String,

@@ -4,7 +4,9 @@
 //! bootstrap resamples, so tasks that share a template are not counted as
 //! independent evidence.
 //!
-//! Two sources: a bank file (one brief per line, `#` comments, an optional
+//! Three sources: a registered domain's task set (`[tasks] domain = "<id>"`: the
+//! domain reads the rest of the table and runs each task itself, see
+//! [`cantus_registry::Trials`]), a bank file (one brief per line, `#` comments, an optional
 //! `[family]` before the brief; without one a task is its own family), or the
 //! single-factor generator of the harness paper's design: for each prime row, the
 //! length swept at a fixed number of voices and the number of voices swept at a fixed
@@ -13,14 +15,15 @@
 //! defaults give the 40-task bank (4 rows × 10 settings), and `replicates = 101`
 //! the 4040-task design.
 
-use super::record::TaskDomain;
 use cantus_bounded as bounded;
 use cantus_counterpoint::{Assignment, Cantus, ModeName, Position, Species};
 use cantus_framework::mix_seed;
+use cantus_registry::{DomainId, Trial};
 use cantus_twelve_tone::spec::{Spec, compile_brief};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A task's id, unique in its set (`L12` for line 12 of a bank, `sf-0007` generated).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -63,24 +66,87 @@ pub enum Work {
     Piece(Spec),
     /// A Fux counterpoint exercise to this assignment.
     Exercise(Assignment),
+    /// A task of a domain found in the registry, which runs its own trials.
+    Registered(Registered),
+}
+
+/// A registered domain's task: the domain's id and its trials.
+#[derive(Clone)]
+pub struct Registered {
+    pub domain: DomainId,
+    pub trial: Arc<dyn Trial>,
+}
+
+impl fmt::Debug for Registered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Registered({})", self.domain)
+    }
 }
 
 impl Task {
     /// The domain of what it asks for.
-    pub fn domain(&self) -> TaskDomain {
+    pub fn domain(&self) -> DomainId {
         match &self.work {
-            Work::Piece(_) => TaskDomain::TwelveTone,
-            Work::Exercise(_) => TaskDomain::Counterpoint,
+            Work::Piece(_) => cantus_twelve_tone::plugin::ID,
+            Work::Exercise(_) => cantus_counterpoint::plugin::ID,
+            Work::Registered(r) => r.domain.clone(),
         }
     }
 
-    /// How many voices the result has.
-    pub fn voices(&self) -> usize {
+    /// How many voices the result has (`None`: the domain's artefact says, if it is
+    /// a score).
+    pub fn voices(&self) -> Option<usize> {
         match &self.work {
-            Work::Piece(spec) => spec.voices.len(),
-            Work::Exercise(_) => 2,
+            Work::Piece(spec) => Some(spec.voices.len()),
+            Work::Exercise(_) => Some(2),
+            Work::Registered(_) => None,
         }
     }
+}
+
+/// The task set of the domain registered as `domain`, read from the experiment
+/// file's `[tasks]` table (`values`, without `domain` and `limit`; relative paths
+/// from `dir`). An error names the key, when one key is at fault.
+pub fn registered(
+    domain: &DomainId,
+    values: serde_json::Map<String, serde_json::Value>,
+    dir: &Path,
+) -> Result<Vec<Task>, cantus_registry::TaskTableError> {
+    use cantus_registry::TaskTableError;
+    let unit = cantus_registry::find(domain.as_str())
+        .map_err(|e| TaskTableError::at("domain", e.to_string()))?;
+    let trials = unit
+        .trial_sets()
+        .map_err(|e| TaskTableError::at("domain", e.to_string()))?;
+    let mut table = cantus_registry::TaskTable::new(domain.clone(), values, dir);
+    let set = trials.tasks(&mut table)?;
+    if let Some(e) = table.unread() {
+        return Err(e);
+    }
+    if set.is_empty() {
+        return Err(TaskTableError::table("makes no task"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::with_capacity(set.len());
+    for t in set {
+        if !seen.insert(t.id.clone()) {
+            return Err(TaskTableError::table(format!(
+                "makes the task `{}` twice (the {domain} domain's task ids must be unique)",
+                t.id
+            )));
+        }
+        out.push(Task {
+            origin: format!("tasks ({domain}): {}", t.id),
+            id: TaskId(t.id),
+            family: FamilyId(t.family),
+            brief: t.brief,
+            work: Work::Registered(Registered {
+                domain: domain.clone(),
+                trial: t.trial,
+            }),
+        });
+    }
+    Ok(out)
 }
 
 /// A brief that does not compile, or a bank file that cannot be read.
@@ -455,7 +521,7 @@ mod tests {
         let ids: std::collections::BTreeSet<_> = tasks.iter().map(|t| &t.id).collect();
         assert_eq!(ids.len(), 24);
         assert_eq!(tasks[0].id.0, "fux-dorian-above-s1");
-        assert!(tasks.iter().all(|t| t.voices() == 2));
+        assert!(tasks.iter().all(|t| t.voices() == Some(2)));
         let only_first = FuxExercises { species: vec![1] }.tasks().unwrap();
         assert_eq!(only_first.len(), 12);
         let err = FuxExercises { species: vec![3] }.tasks().unwrap_err();

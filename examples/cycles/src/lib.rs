@@ -13,7 +13,8 @@
 //!
 //! Its [`plugin`] makes it a registered unit of the program (`cantus-registry`):
 //! `cantus compose --domain cycles`, `verify`, `render` and `plugins` find it there,
-//! and nothing outside this crate names it but the program's one line linking it.
+//! and `cantus experiment` runs its [`trials`]; nothing outside this crate names it
+//! but the program's one line linking it.
 #![forbid(unsafe_code)]
 
 mod domain;
@@ -22,6 +23,7 @@ pub mod plugin;
 mod predicates;
 mod proposer;
 mod rungs;
+pub mod trials;
 
 pub use domain::{Cycle, CycleSpec, CycleState, Cycles, CyclesString, Slot, Symbol};
 pub use gate::CycleGate;
@@ -51,11 +53,16 @@ pub fn ladder() -> Ladder<Cycles> {
         .then(AskProposer::new("rewrite-cycle", PatchScope::Segment))
 }
 
-/// An engine for the cycles domain. Every drop leaves a hole the gate refuses, so
-/// the budget replans a cycle after any drop (`drop_threshold` 0), twice at most.
-pub fn engine() -> Engine<Cycles> {
-    Engine::new(Cycles, verifier(), ladder(), CycleGate).with_budget(Budget {
+/// The domain's budget. Every drop leaves a hole the gate refuses, so it replans a
+/// cycle after any drop (`drop_threshold` 0), twice at most.
+pub fn budget() -> Budget {
+    Budget {
         drop_threshold: 0.0,
         ..Budget::default()
-    })
+    }
+}
+
+/// An engine for the cycles domain, with its [`budget`].
+pub fn engine() -> Engine<Cycles> {
+    Engine::new(Cycles, verifier(), ladder(), CycleGate).with_budget(budget())
 }

@@ -1,7 +1,8 @@
 //! The cycles domain as a registered unit (`cantus-registry`): `cantus compose
 //! --domain cycles` (and its shortcut `cantus example`), `cantus verify --domain
-//! cycles FILE`, `cantus render RUN --html` and `cantus plugins` find it here, and
-//! nothing in the program names it.
+//! cycles FILE`, `cantus render RUN --html`, `cantus experiment` (its
+//! [`trials`](crate::trials)) and `cantus plugins` find it here, and nothing in the
+//! program names it.
 //!
 //! Its artefact is not a score: a [`CyclesString`] is written as one text file,
 //! `piece.txt` — a `window N` line, then the cycles (`ABCDE|CDEAB|…`, `_` where a
@@ -40,6 +41,7 @@ impl DomainPlugin for CyclesPlugin {
         .compose(ComposeCycles)
         .verify(VerifyCycles)
         .review(ReviewCycles)
+        .trials(crate::trials::CyclesTrials)
         .proposer(
             "sloppy",
             "seeded shuffled cycles, a share of symbols or their position tags spoiled on purpose (--mistakes); no network",

@@ -13,7 +13,7 @@ pub mod distance;
 pub mod texture;
 
 use super::conditions::BASELINE;
-use super::record::{Record, Reference, RunOutcome, TaskDomain};
+use super::record::{Record, Reference, RunOutcome};
 use super::tasks::FamilyId;
 use bootstrap::{Bootstrap, Interval, mean};
 use degeneracy::{Features, Sensitivity, Weights};
@@ -332,7 +332,7 @@ fn cell(
     // neither (its species gate is the only one).
     let serial = runs
         .iter()
-        .all(|m| m.record.domain == TaskDomain::TwelveTone);
+        .all(|m| m.record.domain == cantus_twelve_tone::plugin::ID);
     let delivery_strict = rate(o, &runs, Record::released);
     let delivery_relaxed = serial
         .then(|| rate(o, &runs, |r| r.released_relaxed))

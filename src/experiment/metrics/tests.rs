@@ -45,7 +45,7 @@ fn record(r: R) -> Record {
             condition: ConditionId(r.condition.into()),
             run: r.run,
         },
-        domain: TaskDomain::TwelveTone,
+        domain: cantus_twelve_tone::plugin::ID,
         family: FamilyId(r.family.into()),
         experiment: "h".into(),
         seed: r.run.into(),

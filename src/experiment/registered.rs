@@ -1,0 +1,231 @@
+//! One trial of a registered domain's task (the third kind of work, `[tasks] domain =
+//! "<id>"`). The runner applies the condition — the model's backend wrapped with the
+//! condition's instruction and asked with its constrained decoding and freedom, the
+//! ladder or none, its replans — and the domain runs and judges the trial
+//! ([`cantus_registry::Trial`]); what it [`Tried`] becomes the record: outcome,
+//! strict verdict by rule, the loop's counts, cost, choice, the piece (its first
+//! format, as text) and the trace. Nothing here knows the domain.
+//!
+//! What does not apply, and says so in the record: whole-piece replies (no domain
+//! offers the runner a one-reply baseline), ladders of named twelve-tone rungs,
+//! Libretto's revise loop (its measure is calibrated on serial pieces), with the
+//! embedded proposer a prompt instruction or constrained decoding, and whatever the
+//! domain's own trial refuses ([`cantus_registry::Trial::not_applicable`]).
+
+use super::cell::{Judged, Made};
+use super::conditions::{Condition, ProposerMode};
+use super::file::Model;
+use super::folder;
+use super::record::{Counts, FileCheck, Key, RunOutcome, Verdict};
+use super::tasks::Registered;
+use cantus_registry::{Attempt, RunDir, Tried, View, layout};
+use serde::Serialize;
+use std::path::Path;
+
+/// Why `condition` does not apply to a registered domain's task with this model (the
+/// domain's own refusals aside), if it does not.
+pub fn not_applicable(domain: &str, condition: &Condition, configured: bool) -> Option<String> {
+    let mut why = Vec::new();
+    if condition.proposer == ProposerMode::Whole {
+        why.push("a whole-piece reply (no one-reply baseline is run for a registered domain)");
+    }
+    if condition.rungs.as_ref().is_some_and(|r| !r.is_empty()) {
+        why.push("a ladder of twelve-tone rungs");
+    }
+    if condition.revise_rounds > 0 {
+        why.push("Libretto's revise loop (its measure is calibrated on serial pieces)");
+    }
+    if !why.is_empty() {
+        return Some(format!(
+            "not for {domain} tasks: this condition is {}",
+            why.join(" and ")
+        ));
+    }
+    if !configured && (condition.constrained || condition.instruction.is_some()) {
+        return Some(
+            "the embedded proposer reads no prompt and decodes no tokens; this condition is \
+             constrained decoding or a prompt instruction"
+                .into(),
+        );
+    }
+    None
+}
+
+/// Where a trial writes its folder (`run_folders = true`).
+pub(super) struct Folder<'a> {
+    pub out: &'a Path,
+    pub key: &'a Key,
+}
+
+/// Runs `task` with `model` under `condition` at `seed`.
+pub(super) async fn run(
+    task: &Registered,
+    model: &Model,
+    condition: &Condition,
+    seed: u64,
+    folder: Option<Folder<'_>>,
+) -> (Made, Judged) {
+    let skipped = |why: String| {
+        let made = Made {
+            outcome: RunOutcome::NotApplicable,
+            ..Made::failed(why)
+        };
+        (made, Judged::default())
+    };
+    if let Some(why) = not_applicable(task.domain.as_str(), condition, model.configured.is_some()) {
+        return skipped(why);
+    }
+    let asked = model.configured.as_ref().map(|m| {
+        let mut asked = m.model();
+        asked.backend = condition.backend(&m.backend);
+        asked.ask = condition.ask(&asked.ask);
+        asked
+    });
+    let attempt = Attempt {
+        seed,
+        model: asked.as_ref(),
+        repair: condition.rungs.is_none(),
+        replans: condition.replans,
+    };
+    if let Some(why) = task.trial.not_applicable(&attempt) {
+        return skipped(why);
+    }
+    let tried = task.trial.run(attempt).await;
+    let files = folder.map(|f| (f.key, write(f.out, f.key, &task.domain, &tried, seed)));
+    let judged = Judged {
+        strict: tried.judgement.as_ref().map(|j| Verdict {
+            passed: j.passed,
+            violations: j
+                .violations
+                .iter()
+                .map(|(rule, n)| (rule.as_str().to_owned(), *n))
+                .collect(),
+        }),
+        ..Judged::default()
+    };
+    (super::cell::with_folder(made(tried), files), judged)
+}
+
+/// What the runner records of a trial.
+fn made(tried: Tried) -> Made {
+    let outcome = match (&tried.artefact, tried.released) {
+        (_, true) => RunOutcome::Released,
+        (Some(_), false) => RunOutcome::Refused,
+        (None, false) => RunOutcome::Failed,
+    };
+    let (score, text) = match tried.artefact {
+        None => (None, None),
+        Some(a) => match a.view {
+            View::Score(s) => (Some(s), None),
+            View::Text(_) => {
+                let first = a.files.into_iter().next();
+                (
+                    None,
+                    first.map(|(_, b)| String::from_utf8_lossy(&b).into_owned()),
+                )
+            }
+        },
+    };
+    let t = tried.totals.unwrap_or_default();
+    let ran_loop = t.events_proposed > 0 || t.proposer_calls > 0 || tried.sections > 0;
+    Made {
+        outcome,
+        reason: if outcome == RunOutcome::Released {
+            String::new()
+        } else {
+            tried.reason
+        },
+        score,
+        text,
+        plan: None,
+        counts: ran_loop.then(|| Counts {
+            proposed: t.events_proposed,
+            accepted_as_proposed: t.accepted,
+            repaired: t.repaired,
+            repairs_by_rung: t.repairs_by_rung.clone(),
+            dropped: t.dropped,
+            replans: t.replans,
+            rounds: t.rounds,
+            sections: tried.sections,
+        }),
+        calls: t.proposer_calls,
+        tokens_in: t.tokens_in,
+        tokens_out: t.tokens_out,
+        tokens_cached: t.tokens_cached,
+        trace: tried.trace,
+        files: Vec::new(),
+        choice: t.choice,
+    }
+}
+
+/// `report.json` of a registered domain's trial folder.
+#[derive(Serialize)]
+struct FolderReport<'a> {
+    domain: &'a str,
+    released: bool,
+    reason: &'a str,
+    seed: u64,
+    /// The study cell, so `cantus blind DIR` can pair folders.
+    study: Study<'a>,
+    violations: Option<std::collections::BTreeMap<&'a str, u64>>,
+}
+
+#[derive(Serialize)]
+struct Study<'a> {
+    task: &'a str,
+    model: &'a str,
+    condition: &'a str,
+    run: u32,
+}
+
+/// Writes `key`'s folder under `out`: the artefact in each of its formats, the trace
+/// and a `report.json`, committed whole; the check of every file, or why not.
+fn write(
+    out: &Path,
+    key: &Key,
+    domain: &cantus_registry::DomainId,
+    tried: &Tried,
+    seed: u64,
+) -> Result<Vec<FileCheck>, String> {
+    let relative = folder::folder_path(key);
+    let dir = RunDir::create(&out.join(&relative), true).map_err(|e| e.to_string())?;
+    let mut errors = Vec::new();
+    if let Some(a) = &tried.artefact {
+        for (ext, bytes) in &a.files {
+            if let Err(e) = dir.write(&layout::artefact_file(tried.released, ext), bytes) {
+                errors.push(e.to_string());
+            }
+        }
+    }
+    if let Some(trace) = &tried.trace
+        && let Err(e) = dir.write(layout::TRACE, trace)
+    {
+        errors.push(e.to_string());
+    }
+    let report = FolderReport {
+        domain: domain.as_str(),
+        released: tried.released,
+        reason: &tried.reason,
+        seed,
+        study: Study {
+            task: &key.task.0,
+            model: &key.model,
+            condition: &key.condition.0,
+            run: key.run,
+        },
+        violations: tried.judgement.as_ref().map(|j| {
+            j.violations
+                .iter()
+                .map(|(rule, n)| (rule.as_str(), *n))
+                .collect()
+        }),
+    };
+    if let Err(e) = dir.write_json(layout::REPORT, &report) {
+        errors.push(e.to_string());
+    }
+    if let Some(e) = errors.first() {
+        return Err(e.clone());
+    }
+    dir.commit().map_err(|e| e.to_string())?;
+    folder::checks(out, &relative, &errors)
+}
