@@ -441,3 +441,87 @@ fn the_shipped_counterpoint_experiment_file_is_valid() {
     assert_eq!(exp.tasks.len(), 24);
     assert_eq!(exp.conditions.len(), 5);
 }
+
+/// A registered domain's task set (`[tasks] domain = "chorale"`), run by the domain's
+/// own trials through the same grid, records, resume and report: two Bach chorale
+/// melodies harmonised by the embedded search, judged by the chorale gate's rules
+/// (shared corpus; SKIPPED without it).
+#[test]
+fn a_registered_domains_task_set_runs_through_the_same_runner() {
+    let shared = std::env::var_os("CANTUS_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+        PathBuf::from,
+    );
+    let corpus = shared.join("data/corpus/bach_chorales");
+    let names = ["r001_bwv269.musicxml", "r004_bwv86.6.musicxml"];
+    if !names.iter().all(|n| corpus.join(n).is_file()) {
+        let msg = format!(
+            "SKIPPED: the chorale task set ({} not found; set CANTUS_SHARED)",
+            corpus.display()
+        );
+        assert!(
+            std::env::var("CANTUS_REQUIRE_SHARED").as_deref() != Ok("1"),
+            "{msg}"
+        );
+        eprintln!("{msg}");
+        return;
+    }
+    let dir = temp("chorale");
+    std::fs::create_dir_all(dir.join("melodies")).unwrap();
+    for n in names {
+        std::fs::copy(corpus.join(n), dir.join("melodies").join(n)).unwrap();
+    }
+    let file = dir.join("chorale.toml");
+    std::fs::write(
+        &file,
+        "runs = 1\nconditions = [\"raw\", \"harness\"]\n\
+         [tasks]\ndomain = \"chorale\"\nchorales = \"melodies\"\n\
+         [[models]]\nname = \"embedded\"\n[metrics]\nresamples = 200\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        said.starts_with("4 runs (0 kept from an earlier run): 2 released"),
+        "{said}"
+    );
+    let all = records(&out);
+    assert_eq!(all.len(), 4);
+    for r in all.values() {
+        assert_eq!(r.domain.as_str(), "chorale");
+        if r.key.condition.0 == "raw" {
+            assert!(!r.applies(), "{r:?}");
+            continue;
+        }
+        assert!(r.released(), "{r:?}");
+        // The artefact is a score: kept in the text grammar, its four voices counted.
+        assert_eq!(r.voices, 4, "{r:?}");
+        let piece = r.piece.as_deref().unwrap();
+        assert!(cantus_music::grammar::parse(piece, &Default::default()).is_ok());
+        let strict = r.strict.as_ref().unwrap();
+        assert!(strict.passed);
+        assert_eq!(
+            strict.violations.get("CH-parallel-fifths"),
+            Some(&0),
+            "{r:?}"
+        );
+        assert!(r.counts.as_ref().is_some_and(|c| c.sections > 0), "{r:?}");
+    }
+    let report = cantus(&["experiment", "report", s(&out)]);
+    assert!(report.status.success(), "{report:?}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| embedded | harness | 2 | 100.0%"), "{md}");
+    assert!(md.contains("not for chorale tasks"), "{md}");
+    let again = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
+    assert!(
+        String::from_utf8_lossy(&again.stdout).starts_with("4 runs (4 kept"),
+        "{again:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

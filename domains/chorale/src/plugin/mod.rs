@@ -1,5 +1,5 @@
 //! The chorale domain as a registered unit (`cantus-registry`): what `cantus
-//! compose|verify --domain chorale`, `render` and `plugins` find.
+//! compose|verify --domain chorale`, `experiment`, `render` and `plugins` find.
 //!
 //! * [`compose`] — harmonise a melody (any score Cantus reads; its soprano) with the
 //!   embedded search or a model; the run folder's files.
@@ -7,9 +7,12 @@
 //! * [`review`] — the renderer's verdict, the Roman numerals under the bass, and
 //!   how a bare score is recognised as a chorale (four voices named soprano, alto,
 //!   tenor and bass).
+//! * [`trials`] — `cantus experiment` with `[tasks] domain = "chorale"`: the soprano
+//!   lines of a directory of chorales, harmonised by the embedded search or a model.
 
 pub mod compose;
 pub mod review;
+pub mod trials;
 pub mod verify;
 
 use cantus_music::Score;
@@ -35,6 +38,7 @@ impl DomainPlugin for ChoralePlugin {
         .compose(compose::ComposeChorale)
         .verify(verify::VerifyChorale)
         .review(review::ReviewChorale)
+        .trials(trials::ChoraleTrials)
         .proposer(
             "embedded",
             "seeded search over the voicings the rules admit, phrase by phrase to each cadence; no network",
