@@ -327,8 +327,9 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
 }
 
 /// A model beside the embedded proposer: the cycles domain has no model proposer, so
-/// the domain itself says its runs do not apply; and the domain's `[tasks]` keys are
-/// checked before anything runs, the file, line and key named.
+/// the domain itself says its runs do not apply; run folders are written as `cantus
+/// compose` writes them; and the domain's `[tasks]` keys are checked before anything
+/// runs, the file, line and key named.
 #[test]
 fn an_experiment_file_is_checked_by_the_domain_before_anything_runs() {
     let dir = temp("experiment-file");
@@ -339,7 +340,7 @@ fn an_experiment_file_is_checked_by_the_domain_before_anything_runs() {
         std::fs::write(
             &file,
             format!(
-                "runs = 1\nconditions = [\"harness\"]\n[tasks]\ndomain = \"cycles\"\n{tasks}\n\
+                "runs = 1\nrun_folders = true\nconditions = [\"harness\"]\n[tasks]\ndomain = \"cycles\"\n{tasks}\n\
                  [[models]]\nname = \"embedded\"\n[[models]]\nname = \"null\"\nconfig = {:?}\n",
                 null.to_str().unwrap()
             ),
@@ -368,18 +369,32 @@ fn an_experiment_file_is_checked_by_the_domain_before_anything_runs() {
         null_runs[0]["reason"],
         "the cycles domain has no model proposer"
     );
+    // `run_folders = true`: the run's folder, as `cantus compose` leaves one.
+    let folder = out.join("runs/a4-c2+embedded+harness+r0");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["domain"], "cycles");
+    assert_eq!(report["study"]["task"], "a4-c2");
+    let stem = if report["released"] == true {
+        "piece"
+    } else {
+        "unreleased-piece"
+    };
+    assert!(folder.join(format!("{stem}.txt")).is_file());
+    assert!(folder.join("trace.jsonl").is_file());
 
     // (the line, where the error is, what it says): a key not written (`window`, by
     // default 4) is named without a place.
     let cases = [
         (
             "windw = 3",
-            "e.toml:5:1",
+            "e.toml:6:1",
             "`tasks.windw` is not a key of the cycles domain's tasks",
         ),
         (
             "alphabet = 40",
-            "e.toml:5:1",
+            "e.toml:6:1",
             "must be a whole number from 2 to 26, not 40",
         ),
         (

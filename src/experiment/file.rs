@@ -66,8 +66,9 @@ struct Probe {
 
 #[derive(Debug, Deserialize)]
 struct ProbeTasks {
+    /// Any value: one that is not an id is refused by name, not as an unknown key.
     #[serde(default)]
-    domain: Option<String>,
+    domain: Option<toml::Value>,
 }
 
 /// The task set, as the file gives it.
@@ -448,7 +449,8 @@ fn known_tasks(
                 .error_at(
                     &["tasks"],
                     "must give exactly one of `bank` (a file of briefs), `single_factor` \
-                     (the twelve-tone generator) and `fux` (the counterpoint exercises)",
+                     (the twelve-tone generator) and `fux` (the counterpoint exercises), \
+                     or `domain` (a registered domain's own task set)",
                 )
                 .into());
         }
