@@ -308,6 +308,8 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| embedded | harness | 27 |"), "{md}");
     assert!(md.contains("not for cycles tasks"), "{md}");
+    // The domain measures nothing of its own: no section for it.
+    assert!(!md.contains("The domain's measures"), "{md}");
 
     // Resumed: every record kept, nothing run.
     let again = cantus(&[

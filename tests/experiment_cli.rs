@@ -445,7 +445,8 @@ fn the_shipped_counterpoint_experiment_file_is_valid() {
 /// A registered domain's task set (`[tasks] domain = "chorale"`), run by the domain's
 /// own trials through the same grid, records, resume and report: two Bach chorale
 /// melodies harmonised by the embedded search, judged by the chorale gate's rules
-/// (shared corpus; SKIPPED without it).
+/// (shared corpus; SKIPPED without it), measured against Bach's harmonisations by
+/// the domain's own measures.
 #[test]
 fn a_registered_domains_task_set_runs_through_the_same_runner() {
     let shared = std::env::var_os("CANTUS_SHARED").map_or_else(
@@ -512,12 +513,18 @@ fn a_registered_domains_task_set_runs_through_the_same_runner() {
             "{r:?}"
         );
         assert!(r.counts.as_ref().is_some_and(|c| c.sections > 0), "{r:?}");
+        // The domain's own measures: agreement with Bach's harmonisation, per beat.
+        let bass = r.measures.get("bass = Bach").copied();
+        assert!(bass.is_some_and(|b| (0.0..=1.0).contains(&b)), "{r:?}");
+        assert!(r.measures.contains_key("chord variety"), "{r:?}");
     }
     let report = cantus(&["experiment", "report", s(&out)]);
     assert!(report.status.success(), "{report:?}");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| embedded | harness | 2 | 100.0%"), "{md}");
     assert!(md.contains("not for chorale tasks"), "{md}");
+    assert!(md.contains("## The domain's measures"), "{md}");
+    assert!(md.contains("| bass = Bach |"), "{md}");
     let again = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
     assert!(
         String::from_utf8_lossy(&again.stdout).starts_with("4 runs (4 kept"),

@@ -160,6 +160,10 @@ pub struct Tried {
     pub sections: u64,
     /// The trace, as JSON lines without timing.
     pub trace: Option<Vec<u8>>,
+    /// The domain's own measures of the artefact, by name (`bass = Bach`, a share of
+    /// beats): the report gives each per cell as a mean over the runs that have it,
+    /// with its interval. Empty when the domain measures nothing.
+    pub measures: BTreeMap<String, f64>,
 }
 
 impl Tried {
@@ -206,6 +210,7 @@ impl Tried {
             totals: Some(trace.totals.clone()),
             sections: sections.len() as u64,
             trace: trace_bytes,
+            measures: BTreeMap::new(),
         }
     }
 }

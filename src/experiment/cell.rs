@@ -52,6 +52,8 @@ pub(super) struct Made {
     pub files: Vec<FileCheck>,
     /// The choice the run's constraints offered (from the trace's totals).
     pub choice: Option<Choice>,
+    /// A registered domain's own measures of the piece.
+    pub measures: std::collections::BTreeMap<String, f64>,
 }
 
 /// The gates' verdicts on what a run made.
@@ -82,6 +84,7 @@ impl Made {
             trace: None,
             files: Vec::new(),
             choice: None,
+            measures: Default::default(),
         }
     }
 }
@@ -173,6 +176,7 @@ pub async fn run(
         files: made.files,
         control: model.control(),
         choice: made.choice,
+        measures: made.measures,
         key,
     }
 }
@@ -377,6 +381,7 @@ where
         trace: trace_bytes,
         files: Vec::new(),
         choice,
+        measures: Default::default(),
     }
 }
 
@@ -481,6 +486,7 @@ fn from_raw(raw: RawOutcome) -> Made {
         trace,
         files: Vec::new(),
         choice: None,
+        measures: Default::default(),
     }
 }
 

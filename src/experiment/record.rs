@@ -250,6 +250,10 @@ pub struct Record {
     /// answers took as the plan has it (summed over its calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<Choice>,
+    /// A registered domain's own measures of the piece, by name (absent when it
+    /// measures nothing, and for the built-in task sets).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub measures: BTreeMap<String, f64>,
 }
 
 /// A control every model is reported beside.

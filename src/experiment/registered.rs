@@ -155,6 +155,7 @@ fn made(tried: Tried) -> Made {
         trace: tried.trace,
         files: Vec::new(),
         choice: t.choice,
+        measures: tried.measures,
     }
 }
 

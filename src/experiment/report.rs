@@ -432,6 +432,7 @@ fn markdown(
             pct(c.analysis_share)
         );
     }
+    measures_table(&mut md, s);
     md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\nCached is the part of the prompt tokens the server answered from its prefix cache, where it said.\n\n| model | condition | calls/run | tokens in/run | cached in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in s.cells.iter().filter(|c| c.runs > 0) {
         let k = &c.cost;
@@ -466,6 +467,39 @@ fn markdown(
         );
     }
     md
+}
+
+/// The domain's own measures (a registered domain's `Tried::measures`), one column
+/// each; no section when no cell has any, so reports of the built-in task sets are
+/// as they were.
+fn measures_table(md: &mut String, s: &Summary) {
+    let names: std::collections::BTreeSet<&String> =
+        s.cells.iter().flat_map(|c| c.measures.keys()).collect();
+    if names.is_empty() {
+        return;
+    }
+    md.push_str(
+        "\n## The domain's measures\n\nWhat the task set's domain measures of each piece, \
+         averaged over the cell's runs that have it (intervals over task families).\n\n\
+         | model | condition |",
+    );
+    for n in &names {
+        let _ = write!(md, " {n} |");
+    }
+    md.push_str("\n|---|---|");
+    md.push_str(&"---|".repeat(names.len()));
+    md.push('\n');
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let _ = write!(md, "| {} | {} |", c.model, c.condition);
+        for n in &names {
+            let _ = write!(
+                md,
+                " {} |",
+                c.measures.get(*n).map_or("–".into(), |i| i.plain())
+            );
+        }
+        md.push('\n');
+    }
 }
 
 /// The "What the model decided" section: per cell, the bits its constraints offered per

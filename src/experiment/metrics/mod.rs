@@ -122,6 +122,10 @@ pub struct Cell {
     /// What the proposer decided, beside chance.
     pub choice: Choices,
     pub cost: CostSummary,
+    /// A registered domain's own measures (`Record::measures`), each the mean over
+    /// the cell's runs that have it, with its interval; absent when there are none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub measures: BTreeMap<String, Interval>,
 }
 
 /// What a cell's proposer decided, beside chance under the same constraints.
@@ -431,7 +435,25 @@ fn cell(
         },
         choice: choices(&runs, null, o),
         cost: cost(&runs, o.prices.get(model).copied().unwrap_or_default()),
+        measures: measures(&runs, o),
     }
+}
+
+/// Each measure a registered domain gave, over the runs that have it.
+fn measures(runs: &[&Measured], o: &Options<'_>) -> BTreeMap<String, Interval> {
+    let names: BTreeSet<&String> = runs.iter().flat_map(|m| m.record.measures.keys()).collect();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let items: Vec<(&FamilyId, f64)> = runs
+                .iter()
+                .filter_map(|m| m.record.measures.get(name).map(|x| (&m.record.family, *x)))
+                .collect();
+            o.bootstrap
+                .interval(&items, mean)
+                .map(|i| (name.clone(), i))
+        })
+        .collect()
 }
 
 fn distance(runs: &[&Measured], o: &Options<'_>) -> Distance {

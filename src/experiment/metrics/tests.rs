@@ -46,6 +46,7 @@ fn record(r: R) -> Record {
             run: r.run,
         },
         domain: cantus_twelve_tone::plugin::ID,
+        measures: Default::default(),
         family: FamilyId(r.family.into()),
         experiment: "h".into(),
         seed: r.run.into(),

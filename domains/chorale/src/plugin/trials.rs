@@ -17,17 +17,23 @@
 //! A task is one chorale (its file's stem), its own family. A trial is the engine
 //! with the embedded search or, with a model, the model proposer (constrained as the
 //! condition asks: the null model needs `harness-constrained`); the strict gate's
-//! verdict lists every rule that is hard in the profile. Agreement with Bach is not a
-//! column of the program's report: `harmonise_bach` measures it.
+//! verdict lists every rule that is hard in the profile. A released harmonisation is
+//! measured against Bach's as `harmonise_bach` measures it ([`crate::experiment::measure`]):
+//! agreement of bass and roots per beat, the beats copied (the copy risk), and the
+//! degeneracy measures — the report's "domain's measures" columns.
 
-use crate::domain::{ChoraleDomain, Harmonisation};
+use crate::analysis::Analysis;
+use crate::domain::ChoraleDomain;
+use crate::experiment::{Task, measure};
 use crate::gate::HarmonisationGate;
+use crate::read::{ReadOptions, read_chorale};
 use crate::rules::{CATALOGUE, Profile};
 use crate::{EmbeddedProposer, ModelProposer, predicates, rungs};
 use cantus_framework::{Engine, Ladder, Proposer, Severity};
 use cantus_registry::{
     Attempt, Judgement, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
 };
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -73,20 +79,46 @@ impl Trials for ChoraleTrials {
                     t.spec.melody.key.name(),
                     t.spec.open().total()
                 ),
-                id: t.id,
-                trial: Arc::new(ChoraleTrial {
-                    spec: t.spec,
-                    profile,
-                }),
+                id: t.id.clone(),
+                trial: Arc::new(ChoraleTrial { task: t, profile }),
             })
             .collect())
     }
 }
 
-/// Trials of one melody.
+/// Trials of one melody (and Bach's harmonisation of it, to measure against).
 struct ChoraleTrial {
-    spec: Harmonisation,
+    task: Task,
     profile: Profile,
+}
+
+impl ChoraleTrial {
+    /// The released `score` measured against Bach's harmonisation (nothing if it does
+    /// not read back as a chorale).
+    fn measures(&self, score: &cantus_music::Score) -> BTreeMap<String, f64> {
+        let options = ReadOptions {
+            key: Some(self.task.spec.melody.key),
+            ..ReadOptions::default()
+        };
+        let Ok(reading) = read_chorale(score, &options) else {
+            return BTreeMap::new();
+        };
+        let ours = Analysis::new(reading.chorale);
+        let a = measure::agreement(&ours, &self.task.bach);
+        let d = measure::degeneracy(&ours);
+        [
+            ("bass = Bach", a.share(a.bass)),
+            ("root = Bach", a.share(a.root)),
+            ("copied beats", a.share(a.copied)),
+            ("repeated chord", d.repeated_chord),
+            ("chord variety", d.chord_variety),
+            ("static lower parts", d.static_lower_parts),
+            ("root position", d.root_position),
+        ]
+        .into_iter()
+        .map(|(name, x)| (name.to_owned(), x))
+        .collect()
+    }
 }
 
 #[cantus_registry::async_trait(?Send)]
@@ -109,17 +141,20 @@ impl Trial for ChoraleTrial {
             HarmonisationGate(profile),
         )
         .with_budget(attempt.budget(crate::compose::budget()));
-        let outcome = engine
-            .run(&self.spec, proposer.as_ref(), attempt.seed)
-            .await;
+        let spec = &self.task.spec;
+        let outcome = engine.run(spec, proposer.as_ref(), attempt.seed).await;
         let hard = CATALOGUE
             .iter()
             .filter(|r| profile.severity(r) == Severity::Hard)
             .map(|r| r.id);
         let judgement = outcome.artefact().map(|score| {
-            let report = HarmonisationGate(profile).judge_harmonisation(&self.spec, score);
+            let report = HarmonisationGate(profile).judge_harmonisation(spec, score);
             Judgement::of(&report, hard)
         });
-        Tried::of(&outcome, judgement)
+        let mut tried = Tried::of(&outcome, judgement);
+        if let cantus_framework::Outcome::Released { artefact, .. } = &outcome {
+            tried.measures = self.measures(artefact);
+        }
+        tried
     }
 }
