@@ -485,7 +485,7 @@ fn registered_tasks(
         Ok(serde_json::Value::Object(values)) => values,
         _ => return Err(at("domain", "cannot read the rest of `[tasks]`".into())),
     };
-    let mut tasks = super::tasks::registered(&domain, values, dir).map_err(|e| match &e.key {
+    let mut tasks = super::registered::tasks(&domain, values, dir).map_err(|e| match &e.key {
         Some(key) => at(key, e.message.clone()),
         None => FileError::from(source.error_at(&["tasks"], format!("({domain}) {}", e.message))),
     })?;

@@ -9,13 +9,12 @@
 //!
 //! The runner belongs to no one domain, so it lives here, over the domains' own
 //! jobs: `file` (the experiment TOML), `tasks` (bank files, the single-factor
-//! generator, Fux's exercises and any registered domain's task set), `conditions`
-//! (conditions as data), `cell` (one run; `exercise` for counterpoint, `registered`
-//! for a domain found in the registry, which runs its own trials through
-//! `cantus_registry::Trials`), `record` (one line of results), `run` (the grid and
-//! resuming), `jobs` (pieces in flight at once), `shard` (one process's slice of the
-//! grid), `merge` (shards back into one output), `reference` (the scores people
-//! wrote that pieces are measured against), `metrics` and `report`.
+//! generator, Fux's exercises), `registered` (any registered domain's task set and
+//! trials, through `cantus_registry::Trials`), `conditions` (conditions as data),
+//! `cell` (one run; `exercise` for counterpoint), `record` (one line of results),
+//! `run` (the grid and resuming), `jobs` (pieces in flight at once), `shard` (one
+//! process's slice of the grid), `merge` (shards back into one output), `reference`
+//! (the scores people wrote that pieces are measured against), `metrics` and `report`.
 
 pub mod cell;
 pub mod conditions;

@@ -1,10 +1,12 @@
-//! One trial of a registered domain's task (the third kind of work, `[tasks] domain =
-//! "<id>"`). The runner applies the condition — the model's backend wrapped with the
-//! condition's instruction and asked with its constrained decoding and freedom, the
-//! ladder or none, its replans — and the domain runs and judges the trial
-//! ([`cantus_registry::Trial`]); what it [`Tried`] becomes the record: outcome,
+//! A registered domain's task set and one trial of a task (the third kind of work,
+//! `[tasks] domain = "<id>"`). [`tasks`] finds the domain in the registry and has it
+//! read the rest of the table. [`run`] applies the condition — the model's backend
+//! wrapped with the condition's instruction and asked with its constrained decoding
+//! and freedom, the ladder or none, its replans — and the domain runs and judges the
+//! trial ([`cantus_registry::Trial`]); what it [`Tried`] becomes the record: outcome,
 //! strict verdict by rule, the loop's counts, cost, choice, the piece (its first
-//! format, as text) and the trace. Nothing here knows the domain.
+//! format, as text), the trace and the domain's own measures. Nothing here knows the
+//! domain.
 //!
 //! What does not apply, and says so in the record: whole-piece replies (no domain
 //! offers the runner a one-reply baseline), ladders of named twelve-tone rungs,
@@ -17,10 +19,55 @@ use super::conditions::{Condition, ProposerMode};
 use super::file::Model;
 use super::folder;
 use super::record::{Counts, FileCheck, Key, RunOutcome, Verdict};
-use super::tasks::Registered;
-use cantus_registry::{Attempt, RunDir, Tried, View, layout};
+use super::tasks::{FamilyId, Registered, Task, TaskId, Work};
+use cantus_registry::{Attempt, DomainId, RunDir, Tried, View, layout};
 use serde::Serialize;
 use std::path::Path;
+
+/// The task set of the domain registered as `domain`, read from the experiment
+/// file's `[tasks]` table (`values`, without `domain` and `limit`; relative paths
+/// from `dir`). An error names the key, when one key is at fault.
+pub fn tasks(
+    domain: &DomainId,
+    values: serde_json::Map<String, serde_json::Value>,
+    dir: &Path,
+) -> Result<Vec<Task>, cantus_registry::TaskTableError> {
+    use cantus_registry::TaskTableError;
+    let unit = cantus_registry::find(domain.as_str())
+        .map_err(|e| TaskTableError::at("domain", e.to_string()))?;
+    let trials = unit
+        .trial_sets()
+        .map_err(|e| TaskTableError::at("domain", e.to_string()))?;
+    let mut table = cantus_registry::TaskTable::new(domain.clone(), values, dir);
+    let set = trials.tasks(&mut table)?;
+    if let Some(e) = table.unread() {
+        return Err(e);
+    }
+    if set.is_empty() {
+        return Err(TaskTableError::table("makes no task"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::with_capacity(set.len());
+    for t in set {
+        if !seen.insert(t.id.clone()) {
+            return Err(TaskTableError::table(format!(
+                "makes the task `{}` twice (the {domain} domain's task ids must be unique)",
+                t.id
+            )));
+        }
+        out.push(Task {
+            origin: format!("tasks ({domain}): {}", t.id),
+            id: TaskId(t.id),
+            family: FamilyId(t.family),
+            brief: t.brief,
+            work: Work::Registered(Registered {
+                domain: domain.clone(),
+                trial: t.trial,
+            }),
+        });
+    }
+    Ok(out)
+}
 
 /// Why `condition` does not apply to a registered domain's task with this model (the
 /// domain's own refusals aside), if it does not.

@@ -4,16 +4,19 @@
 //! bootstrap resamples, so tasks that share a template are not counted as
 //! independent evidence.
 //!
-//! Three sources: a registered domain's task set (`[tasks] domain = "<id>"`: the
-//! domain reads the rest of the table and runs each task itself, see
-//! [`cantus_registry::Trials`]), a bank file (one brief per line, `#` comments, an optional
-//! `[family]` before the brief; without one a task is its own family), or the
+//! Twelve-tone briefs come from a bank file (one brief per line, `#` comments, an
+//! optional `[family]` before the brief; without one a task is its own family), or the
 //! single-factor generator of the harness paper's design: for each prime row, the
 //! length swept at a fixed number of voices and the number of voices swept at a fixed
 //! length, one factor at a time; each such setting is a family. `replicates` copies
 //! of every family differ in meter and tempo, drawn from a seeded generator: the
 //! defaults give the 40-task bank (4 rows × 10 settings), and `replicates = 101`
 //! the 4040-task design.
+//!
+//! Besides them: Fux's counterpoint exercises ([`FuxExercises`]), and any registered
+//! domain's own task set (`[tasks] domain = "<id>"`, [`Work::Registered`]): the
+//! domain reads the rest of the table and runs each task itself
+//! (`registered.rs`, [`cantus_registry::Trials`]).
 
 use cantus_bounded as bounded;
 use cantus_counterpoint::{Assignment, Cantus, ModeName, Position, Species};
@@ -102,51 +105,6 @@ impl Task {
             Work::Registered(_) => None,
         }
     }
-}
-
-/// The task set of the domain registered as `domain`, read from the experiment
-/// file's `[tasks]` table (`values`, without `domain` and `limit`; relative paths
-/// from `dir`). An error names the key, when one key is at fault.
-pub fn registered(
-    domain: &DomainId,
-    values: serde_json::Map<String, serde_json::Value>,
-    dir: &Path,
-) -> Result<Vec<Task>, cantus_registry::TaskTableError> {
-    use cantus_registry::TaskTableError;
-    let unit = cantus_registry::find(domain.as_str())
-        .map_err(|e| TaskTableError::at("domain", e.to_string()))?;
-    let trials = unit
-        .trial_sets()
-        .map_err(|e| TaskTableError::at("domain", e.to_string()))?;
-    let mut table = cantus_registry::TaskTable::new(domain.clone(), values, dir);
-    let set = trials.tasks(&mut table)?;
-    if let Some(e) = table.unread() {
-        return Err(e);
-    }
-    if set.is_empty() {
-        return Err(TaskTableError::table("makes no task"));
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    let mut out = Vec::with_capacity(set.len());
-    for t in set {
-        if !seen.insert(t.id.clone()) {
-            return Err(TaskTableError::table(format!(
-                "makes the task `{}` twice (the {domain} domain's task ids must be unique)",
-                t.id
-            )));
-        }
-        out.push(Task {
-            origin: format!("tasks ({domain}): {}", t.id),
-            id: TaskId(t.id),
-            family: FamilyId(t.family),
-            brief: t.brief,
-            work: Work::Registered(Registered {
-                domain: domain.clone(),
-                trial: t.trial,
-            }),
-        });
-    }
-    Ok(out)
 }
 
 /// A brief that does not compile, or a bank file that cannot be read.
