@@ -10,9 +10,9 @@
 //! `[tasks]` table, [`Trials::tasks`]) and how one trial of it goes and is judged
 //! ([`Trial::run`]), and hands back a [`Tried`]: released or not and why, its strict
 //! gate's violations by rule, the loop's [`Totals`] (counts, cost and the choice the
-//! constraints offered), the artefact written through its [`Artefact`] and the trace.
-//! A domain whose runs are the framework's engine gets all of it from
-//! [`Tried::of`].
+//! constraints offered), the artefact written through its [`Artefact`], the trace,
+//! and any measures of its own. A domain whose runs are the framework's engine gets
+//! all but its measures from [`Tried::of`].
 
 use crate::artefact::{Artefact, View};
 use crate::compose::Model;
