@@ -1,6 +1,6 @@
 //! A registered domain's task set and one trial of a task (the third kind of work,
 //! `[tasks] domain = "<id>"`). [`tasks`] finds the domain in the registry and has it
-//! read the rest of the table. [`run`] applies the condition — the model's backend
+//! read the rest of the table. `run` applies the condition — the model's backend
 //! wrapped with the condition's instruction and asked with its constrained decoding
 //! and freedom, the ladder or none, its replans — and the domain runs and judges the
 //! trial ([`cantus_registry::Trial`]); what it [`Tried`] becomes the record: outcome,
