@@ -310,6 +310,7 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
     assert!(md.contains("not for cycles tasks"), "{md}");
     // The domain measures nothing of its own: no section for it.
     assert!(!md.contains("The domain's measures"), "{md}");
+    assert!(!out.join("measures.csv").exists());
 
     // Resumed: every record kept, nothing run.
     let again = cantus(&[

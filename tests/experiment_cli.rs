@@ -525,6 +525,8 @@ fn a_registered_domains_task_set_runs_through_the_same_runner() {
     assert!(md.contains("not for chorale tasks"), "{md}");
     assert!(md.contains("## The domain's measures"), "{md}");
     assert!(md.contains("| bass = Bach |"), "{md}");
+    let csv = std::fs::read_to_string(out.join("measures.csv")).unwrap();
+    assert!(csv.contains("\nembedded,harness,bass = Bach,"), "{csv}");
     let again = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
     assert!(
         String::from_utf8_lossy(&again.stdout).starts_with("4 runs (4 kept"),

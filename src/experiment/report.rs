@@ -617,13 +617,36 @@ fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
             p.model, p.condition, p.pairs, d.estimate, d.low, d.high
         );
     }
-    vec![
+    let mut out = vec![
         ("delivery.csv", delivery),
         ("predicates.csv", predicates),
         ("cost.csv", cost),
         ("choice.csv", choice),
         ("paired.csv", paired),
-    ]
+    ];
+    // A registered domain's own measures, one line per (cell, measure); no file when
+    // no cell has any.
+    if s.cells.iter().any(|c| !c.measures.is_empty()) {
+        let mut measures = String::from("model,condition,measure,estimate,low,high\n");
+        for c in &s.cells {
+            for (name, x) in &c.measures {
+                let name = if name.contains([',', '"']) {
+                    format!("\"{}\"", name.replace('"', "\"\""))
+                } else {
+                    name.clone()
+                };
+                let _ = writeln!(
+                    measures,
+                    "{},{},{name},{}",
+                    c.model,
+                    c.condition,
+                    i(Some(*x))
+                );
+            }
+        }
+        out.push(("measures.csv", measures));
+    }
+    out
 }
 
 fn escape(s: &str) -> String {
