@@ -13,12 +13,16 @@ use super::metrics::bootstrap::{Bootstrap, Interval};
 use super::metrics::{Cell, Options, Price, Summary, summarize};
 use super::record::{Header, Record, file_name_part};
 use super::run::{RunError, read_whole_results, results_path};
-use cantus_render::report::bar_chart;
 use cantus_render::report::index::{Row, Table, index_html};
+use charts::{cost_chart, delivery_chart, predicate_chart};
+use sections::{choice_table, measures_table};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+mod charts;
+mod sections;
 
 /// The parts of the experiment file the report needs (everything else ignored: it
 /// was checked when the experiment ran).
@@ -469,74 +473,6 @@ fn markdown(
     md
 }
 
-/// The domain's own measures (a registered domain's `Tried::measures`), one column
-/// each; no section when no cell has any, so reports of the built-in task sets are
-/// as they were.
-fn measures_table(md: &mut String, s: &Summary) {
-    let names: std::collections::BTreeSet<&String> =
-        s.cells.iter().flat_map(|c| c.measures.keys()).collect();
-    if names.is_empty() {
-        return;
-    }
-    md.push_str(
-        "\n## The domain's measures\n\nWhat the task set's domain measures of each piece, \
-         averaged over the cell's runs that have it (intervals over task families).\n\n\
-         | model | condition |",
-    );
-    for n in &names {
-        let _ = write!(md, " {n} |");
-    }
-    md.push_str("\n|---|---|");
-    md.push_str(&"---|".repeat(names.len()));
-    md.push('\n');
-    for c in s.cells.iter().filter(|c| c.runs > 0) {
-        let _ = write!(md, "| {} | {} |", c.model, c.condition);
-        for n in &names {
-            let _ = write!(
-                md,
-                " {} |",
-                c.measures.get(*n).map_or("–".into(), |i| i.plain())
-            );
-        }
-        md.push('\n');
-    }
-}
-
-/// The "What the model decided" section: per cell, the bits its constraints offered per
-/// note, the share of notes asked written unlike the plan, agreement with the null model's pieces.
-fn choice_table(md: &mut String, s: &Summary) {
-    md.push_str(
-        "\n## What the model decided\n\nBits per note: log₂ of the answers the constraints \
-         admitted (a pitch counted once however it is spelled), summed over a run's requests, \
-         over the notes asked — how much the grammar left to choose. Decided: the share of the \
-         notes asked that the answers wrote otherwise (voice, onset, pitch) than the \
-         planner's line for the request, counted as each answer was read. Agreement with the null model: the share of \
-         a piece's notes that the null model's piece (uniform draws from the same \
-         constraints; a model with `kind = \"null\"`) for the same task, condition and run \
-         has too — what chance under identical rules also writes.\n\n\
-         | model | condition | bits/note | notes asked/run | decided | agreement with null (pairs) | calls/section |\n\
-         |---|---|---|---|---|---|---|\n",
-    );
-    for c in s.cells.iter().filter(|c| c.runs > 0) {
-        let k = &c.choice;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            c.model,
-            c.condition,
-            num(k.bits_per_note, 2),
-            num(k.notes_asked_per_run, 1),
-            pct(k.decided),
-            if k.null_pairs > 0 {
-                format!("{} ({})", pct(k.null_agreement), k.null_pairs)
-            } else {
-                "–".into()
-            },
-            num(k.calls_per_section, 2),
-        );
-    }
-}
-
 fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
     let i = |x: Option<Interval>| {
         x.map_or(",,".into(), |i| {
@@ -651,103 +587,6 @@ fn csvs(s: &Summary) -> Vec<(&'static str, String)> {
 
 fn escape(s: &str) -> String {
     cantus_render::report::escape(s)
-}
-
-/// Strict delivery per cell as a dot with its interval, on a 0–100% axis.
-fn delivery_chart(cells: &[Cell]) -> String {
-    let rows: Vec<(&Cell, Interval)> = cells
-        .iter()
-        .filter_map(|c| c.delivery_strict.map(|i| (c, i)))
-        .collect();
-    let (label_w, plot_w, row) = (230.0, 300.0, 20.0);
-    let height = 40.0 + row * rows.len() as f64;
-    let x = |v: f64| label_w + plot_w * v;
-    let mut svg = format!(
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
-         viewBox=\"0 0 {w} {height}\" role=\"img\" aria-label=\"strict delivery with 95% intervals\">\
-         <text x=\"0\" y=\"16\">strict delivery, 95% interval (0–100%)</text>",
-        w = label_w + plot_w + 60.0
-    );
-    for (k, (c, i)) in rows.iter().enumerate() {
-        let y = 34.0 + row * k as f64;
-        let _ = write!(
-            svg,
-            "<text x=\"0\" y=\"{ty}\" font-size=\"12\">{} / {}</text>\
-             <line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#555\" stroke-width=\"2\"/>\
-             <circle cx=\"{}\" cy=\"{y}\" r=\"4\" fill=\"#1f77b4\"/>\
-             <text x=\"{}\" y=\"{ty}\" font-size=\"11\">{:.1}%</text>",
-            escape(&c.model),
-            escape(&c.condition),
-            x(i.low),
-            x(i.high),
-            x(i.estimate),
-            x(1.0) + 6.0,
-            100.0 * i.estimate,
-            ty = y + 4.0
-        );
-    }
-    svg + "</svg>"
-}
-
-/// Calls per run (log scale) against strict delivery, one labelled point per cell.
-fn cost_chart(cells: &[Cell]) -> String {
-    let points: Vec<(&Cell, f64, f64)> = cells
-        .iter()
-        .filter_map(|c| {
-            c.delivery_strict
-                .map(|d| (c, c.cost.calls_per_run.max(1.0), d.estimate))
-        })
-        .collect();
-    let (w, h, pad) = (520.0, 320.0, 40.0);
-    let max_calls = points.iter().map(|p| p.1).fold(10.0f64, f64::max);
-    let x = |calls: f64| pad + (w - 2.0 * pad) * calls.log10() / max_calls.log10();
-    let y = |d: f64| h - pad - (h - 2.0 * pad) * d;
-    let mut svg = format!(
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-         viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"cost against delivery\">\
-         <text x=\"0\" y=\"16\">strict delivery (up) against model calls per run (right, log scale, 1–{max_calls:.0})</text>\
-         <line x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#999\"/>\
-         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{b}\" stroke=\"#999\"/>",
-        b = h - pad,
-        r = w - pad
-    );
-    for (c, calls, d) in points {
-        let _ = write!(
-            svg,
-            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"#d62728\"/>\
-             <text x=\"{tx:.1}\" y=\"{cy:.1}\" font-size=\"10\">{} / {}</text>",
-            escape(&c.model),
-            escape(&c.condition),
-            cx = x(calls),
-            cy = y(d),
-            tx = x(calls) + 6.0
-        );
-    }
-    svg + "</svg>"
-}
-
-/// Per-predicate pass rates of the first model's harness cell (or the first cell
-/// with pieces), as the render crate's bar chart.
-fn predicate_chart(cells: &[Cell]) -> String {
-    let cell = cells
-        .iter()
-        .find(|c| c.condition == "harness" && !c.predicate_pass.is_empty())
-        .or_else(|| cells.iter().find(|c| !c.predicate_pass.is_empty()));
-    let Some(cell) = cell else {
-        return bar_chart("per-predicate pass rates: no pieces", &[]);
-    };
-    let bars: Vec<(String, f64)> = cell
-        .predicate_pass
-        .iter()
-        .map(|(p, r)| (p.clone(), 100.0 * r))
-        .collect();
-    bar_chart(
-        &format!(
-            "per-predicate pass rate (%), {} / {}",
-            cell.model, cell.condition
-        ),
-        &bars,
-    )
 }
 
 fn html_tables(s: &Summary) -> Vec<Table> {
