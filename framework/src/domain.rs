@@ -55,6 +55,17 @@ pub trait Domain: Send + Sync {
     /// events after it still line up with the plan.
     fn skip(&self, state: &mut Self::State, section: &Self::Section, event: &Self::Event);
 
+    /// Called once a reply is settled, before the engine asks what is still owed:
+    /// take back the cursor moves of dropped events that no accepted event follows,
+    /// so [`Domain::owed`] names their positions again and a continue request asks
+    /// for them, instead of the section being replanned for a hole nothing owes.
+    /// Returns how many drops were taken back. A drop that accepted material
+    /// follows stays a hole (its cursor move is what keeps the later events in
+    /// line). Takes nothing back by default.
+    fn reopen(&self, _state: &mut Self::State, _section: &Self::Section) -> usize {
+        0
+    }
+
     /// Where an event sits, for traces and diagnostics.
     fn locate(&self, section: &Self::Section, event: &Self::Event) -> Self::Location;
 

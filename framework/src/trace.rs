@@ -155,6 +155,10 @@ pub struct SectionRecord {
     pub accepted: usize,
     pub repaired: usize,
     pub dropped: usize,
+    /// Dropped events the domain took back ([`Domain::reopen`](crate::Domain::reopen)):
+    /// owed again and asked for by a continue request instead of lost.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reopened: usize,
     pub outcome: SectionOutcome,
     /// Continue requests made in this attempt (for what a reply left owing).
     #[serde(skip_serializing_if = "is_zero")]

@@ -1,4 +1,4 @@
-//! The twelve-tone [`Domain`]: how the engine plans, accepts, skips and finishes.
+//! The twelve-tone [`Domain`]: how the engine plans, accepts, skips, reopens and finishes.
 
 use crate::blueprint::{Blueprint, SectionPlan};
 use crate::event::{Location, ToneEvent};
@@ -52,6 +52,7 @@ impl Domain for TwelveTone {
     /// jumps to this section's statement; the gate will report the short statement.
     fn begin_section(&self, state: &mut ToneState, section: &SectionPlan) {
         for line in &mut state.voices {
+            line.before_drops = None;
             if line.cursor.statement < section.index {
                 line.cursor.statement = section.index;
                 line.cursor.position = 0;
@@ -63,6 +64,7 @@ impl Domain for TwelveTone {
 
     fn accept(&self, state: &mut ToneState, _section: &SectionPlan, event: &ToneEvent) {
         let line = &mut state.voices[event.voice];
+        line.before_drops = None;
         let repeat = line.last().is_some_and(|last| {
             last.tag == event.tag && u16::from(line.cursor.position) == event.tag.end()
         });
@@ -79,8 +81,15 @@ impl Domain for TwelveTone {
     fn skip(&self, state: &mut ToneState, _section: &SectionPlan, event: &ToneEvent) {
         if let Some(line) = state.voices.get_mut(event.voice) {
             let len = u8::try_from(event.pitches.len().max(1)).unwrap_or(12);
-            line.advance(len);
+            line.skip(len);
         }
+    }
+
+    /// A voice's trailing drops (nothing accepted after them in that voice) are taken
+    /// back: its cursor returns to the first of them, so `owed` names their order
+    /// positions and the continue request asks that voice for them again.
+    fn reopen(&self, state: &mut ToneState, _section: &SectionPlan) -> usize {
+        state.voices.iter_mut().map(|line| line.reopen()).sum()
     }
 
     /// Every voice whose statement of this section's form is not finished owes the

@@ -6,6 +6,13 @@
 //! sound. Accepting an event advances it by the positions the event realises; dropping
 //! one advances it the same way (`Domain::skip`), so the events after a drop still
 //! line up with the row.
+//!
+//! A drop that nothing accepted follows in its voice need not be a hole: the line
+//! keeps where it stood before its first such drop ([`BeforeDrops`]), and
+//! `Domain::reopen` puts the cursor back there once the reply is settled, so the
+//! positions are owed again and a continue request asks for them instead of the
+//! whole section being replanned. Accepting an event in the voice forgets the
+//! snapshot: the drops before it are holes the row order needs kept.
 
 use crate::blueprint::Blueprint;
 use crate::event::ToneEvent;
@@ -33,6 +40,17 @@ pub struct VoiceLine {
     pub tremolos: u8,
     /// Immediate repetitions accepted in the whole piece.
     pub total_tremolos: u32,
+    /// Where the line stood before the drops that nothing accepted follows yet.
+    pub before_drops: Option<BeforeDrops>,
+}
+
+/// A voice's cursor before a run of trailing drops, and how many drops it spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BeforeDrops {
+    pub cursor: RowCursor,
+    pub sounded: u16,
+    pub tremolos: u8,
+    pub dropped: usize,
 }
 
 impl VoiceLine {
@@ -61,6 +79,31 @@ impl VoiceLine {
         self.events[from..upto]
             .iter()
             .filter(move |e| e.end() > onset)
+    }
+
+    /// Moves the cursor past a dropped event of `len` positions, remembering where it
+    /// stood before the first of the drops nothing accepted follows.
+    pub fn skip(&mut self, len: u8) {
+        let before = self.before_drops.get_or_insert(BeforeDrops {
+            cursor: self.cursor,
+            sounded: self.sounded,
+            tremolos: self.tremolos,
+            dropped: 0,
+        });
+        before.dropped += 1;
+        self.advance(len);
+    }
+
+    /// Takes back the cursor moves of the drops nothing accepted follows, so their
+    /// positions are owed again; returns how many drops that was.
+    pub fn reopen(&mut self) -> usize {
+        let Some(before) = self.before_drops.take() else {
+            return 0;
+        };
+        self.cursor = before.cursor;
+        self.sounded = before.sounded;
+        self.tremolos = before.tremolos;
+        before.dropped
     }
 
     /// Advances the cursor past `len` positions (rolling into the next statement).

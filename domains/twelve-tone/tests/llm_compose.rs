@@ -7,7 +7,7 @@
 mod llm_support;
 
 use cantus_framework::AskOptions;
-use cantus_framework::{Entry, Outcome, Status};
+use cantus_framework::{Entry, Outcome, RequestType, SectionOutcome, Status};
 use cantus_twelve_tone::compose::{self, Composer, Composition};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::proposer::llm::LlmProposer;
@@ -124,6 +124,69 @@ async fn a_wrong_pitch_is_patched_with_the_violation_in_the_prompt() {
         patch_prompt.contains("This note was refused"),
         "{patch_prompt}"
     );
+}
+
+/// The section attempts of `c`'s trace for `section` and the calls of each request type.
+fn section_calls(c: &Composition, section: usize, request: RequestType) -> usize {
+    c.outcome
+        .trace()
+        .entries
+        .iter()
+        .filter(|e| matches!(e, Entry::Call(call) if call.section == Some(section) && call.request == request))
+        .count()
+}
+
+#[tokio::test]
+async fn a_dropped_last_note_is_asked_for_again_not_the_whole_section() {
+    // The first reply's last soprano note breaks the row and no repair is offered:
+    // the note is dropped. Nothing follows it, so it is owed again and one continue
+    // request asks the soprano for it; the section is not proposed again.
+    let backend = Arc::new(Scripted::new(vec![
+        Step::OracleWrongLastPitch { voice: 0 },
+        Step::RepairsInProse,
+    ]));
+    let c = run(&spec(2, 4), 4, backend.clone(), AskOptions::default()).await;
+    assert_honest(&c, "dropped last note");
+    assert!(c.outcome.is_released(), "the continue request places it");
+    let trace = c.outcome.trace();
+    assert_eq!(trace.totals.dropped, 1, "{:?}", trace.totals);
+    assert_eq!(trace.totals.replans, 0, "no replan for a note owed again");
+    assert_eq!(section_calls(&c, 0, RequestType::Section), 1);
+    let continues: Vec<_> = trace
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Call(call) if call.request == RequestType::Continue => Some(call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(continues.len(), 1, "one continue request");
+    assert_eq!(continues[0].owed.len(), 1, "{:?}", continues[0].owed);
+    assert_eq!(continues[0].owed[0].part, 0, "only the soprano owes a note");
+    assert_eq!(continues[0].owed[0].positions.len(), 1);
+    let kept = trace.entries.iter().find_map(|e| match e {
+        Entry::Section(s) if s.section == 0 => Some(s),
+        _ => None,
+    });
+    let kept = kept.expect("section 1 is recorded");
+    assert_eq!((kept.dropped, kept.reopened), (1, 1));
+    assert_eq!(kept.outcome, SectionOutcome::Kept);
+}
+
+#[tokio::test]
+async fn a_dropped_note_before_accepted_ones_still_replans_the_section() {
+    // A dropped note the voice's later notes follow is a hole no continue can fill:
+    // the section is proposed again.
+    let backend = Arc::new(Scripted::new(vec![
+        Step::OracleWrongPitch { voice: 0, note: 2 },
+        Step::RepairsInProse,
+    ]));
+    let c = run(&spec(2, 4), 4, backend.clone(), AskOptions::default()).await;
+    assert_honest(&c, "dropped inner note");
+    assert!(c.outcome.is_released(), "the replan places it");
+    let trace = c.outcome.trace();
+    assert_eq!(trace.totals.replans, 1, "{:?}", trace.totals);
+    assert_eq!(section_calls(&c, 0, RequestType::Section), 2);
 }
 
 #[tokio::test]

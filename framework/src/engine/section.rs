@@ -62,7 +62,10 @@ impl<D: Domain> Run<'_, D> {
             let owed = fill.settle_owed(state).await;
             let short = !owed.is_empty();
             let (proposed, dropped) = (fill.proposed, fill.dropped);
-            let too_many = proposed > 0 && dropped as f64 / proposed as f64 > budget.drop_threshold;
+            // A drop the domain reopened was asked for again, not lost: only the
+            // holes left behind count against the threshold.
+            let lost = dropped.saturating_sub(fill.reopened);
+            let too_many = proposed > 0 && lost as f64 / proposed as f64 > budget.drop_threshold;
             let replanning = (too_many || short) && replan < budget.replans_per_section;
             let mut next_feedback = if dropped > 0 {
                 fill.feedback()
@@ -82,6 +85,8 @@ impl<D: Domain> Run<'_, D> {
                         "after {replan} replan{} (budget exhausted)",
                         if replan == 1 { "" } else { "s" }
                     )
+                } else if lost == 0 {
+                    "each placed again by a continue request".to_owned()
                 } else {
                     "below the replan threshold".to_owned()
                 };

@@ -82,6 +82,8 @@ pub(super) struct SectionFill<'f, 'r, D: Domain> {
     accepted: usize,
     repaired: usize,
     pub(super) dropped: usize,
+    /// Drops the domain took back to be asked for again ([`Domain::reopen`]).
+    pub(super) reopened: usize,
     continues: u32,
     problems: Vec<Feedback<D::Location>>,
 }
@@ -117,6 +119,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             accepted: 0,
             repaired: 0,
             dropped: 0,
+            reopened: 0,
             continues: 0,
             problems: Vec::new(),
         }
@@ -148,10 +151,13 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
 
     /// Asks for what the section still owes ([`Domain::owed`]) and settles the answer,
     /// until nothing is owed or [`CONTINUES_PER_SECTION`] continue requests (or the
-    /// run's call budget) are spent. Returns what is still owed: empty when complete.
+    /// run's call budget) are spent. Drops nothing accepted follows are taken back
+    /// first ([`Domain::reopen`]), so they are owed again rather than lost. Returns
+    /// what is still owed: empty when complete.
     pub(super) async fn settle_owed(&mut self, state: &mut D::State) -> Vec<Owed> {
         loop {
             let run = &*self.run;
+            self.reopened += run.engine.domain.reopen(state, self.section());
             let owed = run.engine.domain.owed(run.spec, state, self.section());
             if owed.is_empty()
                 || self.continues >= CONTINUES_PER_SECTION
@@ -465,6 +471,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             accepted: self.accepted,
             repaired: self.repaired,
             dropped: self.dropped,
+            reopened: self.reopened,
             outcome: if replanned {
                 SectionOutcome::Replanned
             } else {

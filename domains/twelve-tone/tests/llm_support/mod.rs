@@ -19,6 +19,11 @@ pub enum Step {
     Oracle,
     /// The oracle's answer with voice `voice`'s note `note` moved up a semitone.
     OracleWrongPitch { voice: usize, note: usize },
+    /// The oracle's answer with the last note of voice `voice` moved up a semitone.
+    OracleWrongLastPitch { voice: usize },
+    /// Prose to every patch and rewrite request, until a section or continue request
+    /// comes (answered by the oracle): a model that cannot repair.
+    RepairsInProse,
 }
 
 /// Plays `steps` in order, then answers with the oracle; records every request.
@@ -77,12 +82,26 @@ impl ModelBackend for Scripted {
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
         self.requests.lock().unwrap().push(request.clone());
-        let step = self
-            .steps
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(Step::Oracle);
+        let repair = matches!(
+            request.context["request"].as_str(),
+            Some("patch" | "rewrite")
+        );
+        let step = {
+            let mut steps = self.steps.lock().unwrap();
+            match steps.front() {
+                Some(Step::RepairsInProse) if repair => {
+                    return Ok(reply(
+                        "I am sorry, I cannot fix that note.".to_owned(),
+                        "stop",
+                    ));
+                }
+                Some(Step::RepairsInProse) => {
+                    steps.pop_front();
+                    Step::Oracle
+                }
+                _ => steps.pop_front().unwrap_or(Step::Oracle),
+            }
+        };
         match step {
             Step::Text(t) => Ok(reply(t, "stop")),
             Step::Truncated(t) => Ok(reply(t, "length")),
@@ -91,6 +110,13 @@ impl ModelBackend for Scripted {
             Step::OracleWrongPitch { voice, note } => {
                 Ok(reply(oracle(request, Some((voice, note))), "stop"))
             }
+            Step::OracleWrongLastPitch { voice } => {
+                let last = request.context["voices"][voice]["notes"]
+                    .as_array()
+                    .map_or(0, |n| n.len().saturating_sub(1));
+                Ok(reply(oracle(request, Some((voice, last))), "stop"))
+            }
+            Step::RepairsInProse => Ok(reply(oracle(request, None), "stop")),
         }
     }
 }
