@@ -277,6 +277,8 @@ async fn sections(
         .map_or_else(budget, |m| m.settings.harness.budget(budget()));
     let budget = Budget {
         replans_per_section: condition.replans.unwrap_or(base.replans_per_section),
+        // A model's section request is dear: a dropped trailing note is asked for again.
+        reopen_drops: model.configured.is_some(),
         ..base
     };
     let composer = Composer::with_ladder(GateMode::Strict, budget, condition.ladder());

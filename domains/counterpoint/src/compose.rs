@@ -19,6 +19,7 @@ pub fn budget() -> Budget {
         drop_threshold: 1.0,
         deadline: None,
         max_proposer_calls: None,
+        reopen_drops: false,
     }
 }
 

@@ -23,6 +23,7 @@ pub fn budget() -> Budget {
         drop_threshold: 0.0,
         deadline: None,
         max_proposer_calls: None,
+        reopen_drops: false,
     }
 }
 

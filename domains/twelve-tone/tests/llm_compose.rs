@@ -24,7 +24,11 @@ fn spec(voices: usize, bars: u32) -> Spec {
 
 async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: AskOptions) -> Composition {
     let proposer = LlmProposer::new(backend, options);
-    Composer::new(GateMode::Strict, compose::budget())
+    let budget = cantus_framework::Budget {
+        reopen_drops: true,
+        ..compose::budget()
+    };
+    Composer::new(GateMode::Strict, budget)
         .compose(spec, seed, &proposer)
         .await
         .expect("plans")
@@ -174,6 +178,23 @@ async fn a_dropped_last_note_is_asked_for_again_not_the_whole_section() {
 }
 
 #[tokio::test]
+async fn without_reopened_drops_a_dropped_last_note_replans_the_section() {
+    // The budget the embedded planner runs with: a replan costs it nothing.
+    let backend = Arc::new(Scripted::new(vec![
+        Step::OracleWrongLastPitch { voice: 0 },
+        Step::RepairsInProse,
+    ]));
+    let proposer = LlmProposer::new(backend, AskOptions::default());
+    let c = Composer::new(GateMode::Strict, compose::budget())
+        .compose(&spec(2, 4), 4, &proposer)
+        .await
+        .expect("plans");
+    assert_honest(&c, "dropped last note, not reopened");
+    assert_eq!(c.outcome.trace().totals.replans, 1);
+    assert_eq!(section_calls(&c, 0, RequestType::Section), 2);
+}
+
+#[tokio::test]
 async fn a_dropped_note_before_accepted_ones_still_replans_the_section() {
     // A dropped note the voice's later notes follow is a hole no continue can fill:
     // the section is proposed again.
@@ -187,6 +208,39 @@ async fn a_dropped_note_before_accepted_ones_still_replans_the_section() {
     let trace = c.outcome.trace();
     assert_eq!(trace.totals.replans, 1, "{:?}", trace.totals);
     assert_eq!(section_calls(&c, 0, RequestType::Section), 2);
+}
+
+#[tokio::test]
+async fn five_voices_are_asked_three_then_two_the_later_held_clear_of_the_earlier() {
+    let backend = Arc::new(Scripted::oracle());
+    let c = run(&spec(5, 4), 3, backend.clone(), AskOptions::default()).await;
+    assert_honest(&c, "five voices");
+    let requests = backend.requests.lock().unwrap().clone();
+    let names = |i: usize| -> Vec<String> {
+        requests[i].context["voices"]
+            .as_array()
+            .expect("voices")
+            .iter()
+            .map(|v| v["name"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let plan_names: Vec<String> = c.plan.sections[0].voice_names[..3].to_vec();
+    assert_eq!(
+        names(0),
+        plan_names,
+        "the section request asks the first three voices"
+    );
+    let trace = c.outcome.trace();
+    let first_continue = trace.entries.iter().find_map(|e| match e {
+        Entry::Call(call) if call.request == RequestType::Continue => Some(call),
+        _ => None,
+    });
+    let first_continue = first_continue.expect("the other voices are asked next");
+    let owed: Vec<usize> = first_continue.owed.iter().map(|o| o.part).collect();
+    assert!(
+        owed.contains(&3) && owed.contains(&4),
+        "the fourth and fifth voices are owed: {owed:?}"
+    );
 }
 
 #[tokio::test]

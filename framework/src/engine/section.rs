@@ -59,7 +59,7 @@ impl<D: Domain> Run<'_, D> {
             };
             let mut fill = SectionFill::new(self, index, replan);
             fill.settle_all(state, called.events, called.call).await;
-            let owed = fill.settle_owed(state).await;
+            let owed = fill.settle_owed(state, outer).await;
             let short = !owed.is_empty();
             let (proposed, dropped) = (fill.proposed, fill.dropped);
             // A drop the domain reopened was asked for again, not lost: only the

@@ -151,13 +151,22 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
 
     /// Asks for what the section still owes ([`Domain::owed`]) and settles the answer,
     /// until nothing is owed or [`CONTINUES_PER_SECTION`] continue requests (or the
-    /// run's call budget) are spent. Drops nothing accepted follows are taken back
-    /// first ([`Domain::reopen`]), so they are owed again rather than lost. Returns
+    /// run's call budget) are spent. With [`Budget::reopen_drops`](crate::Budget), drops
+    /// nothing accepted follows are taken back first ([`Domain::reopen`]), so they
+    /// are owed again rather than lost. Returns
     /// what is still owed: empty when complete.
-    pub(super) async fn settle_owed(&mut self, state: &mut D::State) -> Vec<Owed> {
+    /// `outer` is the feedback from outside the section (a revise round's), which
+    /// every request of the section carries first.
+    pub(super) async fn settle_owed(
+        &mut self,
+        state: &mut D::State,
+        outer: &[Feedback<D::Location>],
+    ) -> Vec<Owed> {
         loop {
             let run = &*self.run;
-            self.reopened += run.engine.domain.reopen(state, self.section());
+            if run.engine.budget.reopen_drops {
+                self.reopened += run.engine.domain.reopen(state, self.section());
+            }
             let owed = run.engine.domain.owed(run.spec, state, self.section());
             if owed.is_empty()
                 || self.continues >= CONTINUES_PER_SECTION
@@ -168,11 +177,10 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             self.continues += 1;
             self.run.totals.continues += 1;
             // What was dropped in this attempt, so the answer is not the same again.
-            let feedback = if self.dropped > 0 {
-                self.feedback()
-            } else {
-                Vec::new()
-            };
+            let mut feedback = outer.to_vec();
+            if self.dropped > 0 {
+                feedback.extend(self.feedback());
+            }
             let called = self
                 .run
                 .call(Ask {

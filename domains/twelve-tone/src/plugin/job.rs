@@ -138,7 +138,11 @@ pub fn proposer(
         None => (Box::new(EmbeddedProposer), budget()),
         Some(m) => (
             Box::new(LlmProposer::new(m.backend.clone(), m.ask(constrained))),
-            m.budget(budget()),
+            // A model's section request is dear: a dropped trailing note is asked for again.
+            Budget {
+                reopen_drops: true,
+                ..m.budget(budget())
+            },
         ),
     }
 }

@@ -17,7 +17,9 @@
 //! options' `max_tokens`, which is a ceiling; a job that does not fit is cut by voice,
 //! then by notes (`Job::fit`). A reply cut off at the token limit anyway keeps
 //! its readable part at once: what it left owed is the engine's next continue request
-//! ([`RequestKind::Continue`]), not a re-ask of the whole section. Section,
+//! ([`RequestKind::Continue`]), not a re-ask of the whole section. Held to the rules
+//! only, a section request asks at most three voices (`Job::first_voices`): the
+//! others follow in continue requests whose grammar knows the voices fixed first. Section,
 //! patch and rewrite requests (ladder rungs 4 and 5) and whole pieces (the revise
 //! loop) are answered. Every answer carries its tokens in [`Proposal::cost`] and a
 //! [`ModelExchange`](cantus_framework::ModelExchange) for the trace.
@@ -33,8 +35,9 @@ pub(crate) mod whole;
 use crate::domain::TwelveTone;
 use crate::event::{Location, ToneEvent};
 use cantus_framework::{
-    AskOptions, Asking, Choice, Constraint, ModelBackend, ModelReply, ModelRequest, Proposal,
-    ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, Violation, async_trait,
+    AskOptions, Asking, Choice, Constraint, Freedom, ModelBackend, ModelReply, ModelRequest,
+    Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, Sampling, Violation,
+    async_trait,
 };
 use job::Job;
 use std::sync::Arc;
@@ -101,6 +104,16 @@ impl LlmProposer {
             temperature: self.options.temperature,
             seed: Some(super::rng_for(base, &all).u64(..) >> 1),
             max_tokens: Some(max_tokens.min(self.ceiling()).max(1)),
+        }
+    }
+
+    /// How many voices one section or continue request asks for: held to the rules
+    /// only, [`job::VOICES_PER_REQUEST`] (the rest follow in continue requests whose
+    /// grammar knows them); held to the plan, every voice (the plan keeps them apart).
+    fn voices_per_request(&self) -> usize {
+        match self.options.freedom {
+            Freedom::Rules => job::VOICES_PER_REQUEST,
+            Freedom::Plan => usize::MAX,
         }
     }
 
@@ -411,6 +424,7 @@ impl Proposer<TwelveTone> for LlmProposer {
                     &planned(&req),
                     self.options.freedom,
                 )?
+                .first_voices(self.voices_per_request())
                 .fit(self.ceiling()),
                 Context {
                     violations: &[],
@@ -426,6 +440,10 @@ impl Proposer<TwelveTone> for LlmProposer {
                     &planned(&req),
                     self.options.freedom,
                 )?
+                .first_voices(match req.kind {
+                    RequestKind::Section => self.voices_per_request(),
+                    _ => usize::MAX,
+                })
                 .fit(self.ceiling()),
                 Context {
                     violations: &[],

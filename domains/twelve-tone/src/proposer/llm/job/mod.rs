@@ -215,6 +215,10 @@ pub(crate) struct Job {
     pub planned: Vec<ToneEvent>,
 }
 
+/// Voices one section or continue request asks for under `freedom = "rules"`
+/// ([`Job::first_voices`]): the rest are owed and asked next, held clear of these.
+pub(crate) const VOICES_PER_REQUEST: usize = 3;
+
 /// Reply tokens per note of the grammar (`C#4@13>2 `) for SmolLM2's tokenizer,
 /// measured with llama-server's `/tokenize`: a twelve-note line with its voice name
 /// is 90 tokens, one note 8 (one- or two-digit slot) to 10 (three digits).
@@ -299,6 +303,34 @@ impl Job {
             }
         }
         derived
+    }
+
+    /// The job cut to its first `count` voices asked (a canon's followers go with
+    /// their leaders): the rest stays owed, and the engine's continue request asks
+    /// for it once these are fixed. A grammar holds each voice clear of the pitch
+    /// classes of voices already fixed, but cannot hold voices asked together clear
+    /// of each other; asked in groups, every later group's grammar knows the earlier
+    /// groups' notes. (Of SmolLM2's 5–6-voice sections asked whole, most attempts
+    /// lost a note to a collision between voices of one answer.)
+    pub fn first_voices(mut self, count: usize) -> Job {
+        if self.voices.len() <= count {
+            return self;
+        }
+        self.voices.truncate(count.max(1));
+        let mut followers: Vec<CanonPlan> = Vec::new();
+        for c in std::mem::take(&mut self.followers) {
+            let leader_asked = self.voices.iter().any(|v| v.voice == c.leader)
+                || followers.iter().any(|f| f.follower == c.leader);
+            if leader_asked {
+                followers.push(c);
+            }
+        }
+        self.followers = followers;
+        let asked = |voices: &[VoiceJob], e: &ToneEvent| voices.iter().any(|v| v.voice == e.voice);
+        let voices = self.voices.clone();
+        self.plan.retain(|e| asked(&voices, e));
+        self.planned.retain(|e| asked(&voices, e));
+        self
     }
 
     /// The job cut to what a reply of `ceiling` tokens holds: whole voices in order
@@ -462,6 +494,41 @@ mod tests {
         // A ceiling too small for one note still asks for one note.
         let tiny = four.fit(1);
         assert_eq!((tiny.voices.len(), tiny.voices[0].notes.len()), (1, 1));
+    }
+
+    #[test]
+    fn a_job_asks_its_first_voices_and_a_follower_only_with_its_leader() {
+        let mut five = job(&[12, 12, 12, 12, 12]);
+        let canon = |leader, follower| CanonPlan {
+            leader,
+            follower,
+            delay: Time::new(1, 4),
+            map: crate::blueprint::CanonMap::Transpose(0),
+        };
+        five.followers = vec![canon(1, 5), canon(4, 6)];
+        let event = |voice| ToneEvent {
+            voice,
+            onset: Time::default(),
+            duration: Time::new(1, 16),
+            pitches: vec![60],
+            tag: five.voices[0].notes[0].tag,
+        };
+        five.planned = (0..5).map(event).collect();
+        five.plan = five.planned.clone();
+        let three = five.clone().first_voices(3);
+        assert_eq!(
+            three.voices.iter().map(|v| v.voice).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        assert_eq!(
+            three.followers,
+            [canon(1, 5)],
+            "voice 4's follower waits for it"
+        );
+        assert_eq!(three.planned.len(), 3);
+        assert_eq!(three.plan.len(), 3);
+        assert_eq!(five.clone().first_voices(5).voices.len(), 5, "all fit");
+        assert_eq!(five.first_voices(0).voices.len(), 1, "never none");
     }
 
     #[test]
