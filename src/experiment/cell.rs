@@ -18,7 +18,7 @@ use cantus_framework::{
 };
 use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
-use cantus_twelve_tone::compose::{Composer, budget};
+use cantus_twelve_tone::compose::{Composer, budget, model_budget};
 use cantus_twelve_tone::gate::{GateMode, Rule, SerialGate};
 use cantus_twelve_tone::plugin::job::degeneracy_measure;
 use cantus_twelve_tone::proposer::llm::LlmProposer;
@@ -271,14 +271,11 @@ async fn sections(
     seed: u64,
     folder: Option<Folder<'_>>,
 ) -> Made {
-    let base = model
-        .configured
-        .as_ref()
-        .map_or_else(budget, |m| m.settings.harness.budget(budget()));
+    let base = model.configured.as_ref().map_or_else(budget, |m| {
+        model_budget(m.settings.harness.budget(budget()))
+    });
     let budget = Budget {
         replans_per_section: condition.replans.unwrap_or(base.replans_per_section),
-        // A model's section request is dear: a dropped trailing note is asked for again.
-        reopen_drops: model.configured.is_some(),
         ..base
     };
     let composer = Composer::with_ladder(GateMode::Strict, budget, condition.ladder());

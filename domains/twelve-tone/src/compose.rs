@@ -27,6 +27,17 @@ pub fn budget() -> Budget {
     }
 }
 
+/// `budget` as a model run uses it: a dropped trailing note is asked for again by a
+/// continue request ([`Budget::reopen_drops`]), since a model's section request is
+/// dear; the embedded planner replans with a fresh layout at no cost and keeps
+/// [`budget`] as it is.
+pub fn model_budget(budget: Budget) -> Budget {
+    Budget {
+        reopen_drops: true,
+        ..budget
+    }
+}
+
 /// The twelve-tone engine judging by `mode`, with the default [`budget`].
 pub fn engine(mode: GateMode) -> Engine<TwelveTone> {
     Engine::new(

@@ -7,7 +7,7 @@
 mod llm_support;
 
 use cantus_framework::AskOptions;
-use cantus_framework::{Entry, Outcome, RequestType, SectionOutcome, Status};
+use cantus_framework::{CallRecord, Entry, Outcome, RequestType, SectionOutcome, Status};
 use cantus_twelve_tone::compose::{self, Composer, Composition};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::proposer::llm::LlmProposer;
@@ -24,11 +24,7 @@ fn spec(voices: usize, bars: u32) -> Spec {
 
 async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: AskOptions) -> Composition {
     let proposer = LlmProposer::new(backend, options);
-    let budget = cantus_framework::Budget {
-        reopen_drops: true,
-        ..compose::budget()
-    };
-    Composer::new(GateMode::Strict, budget)
+    Composer::new(GateMode::Strict, compose::model_budget(compose::budget()))
         .compose(spec, seed, &proposer)
         .await
         .expect("plans")
@@ -130,13 +126,24 @@ async fn a_wrong_pitch_is_patched_with_the_violation_in_the_prompt() {
     );
 }
 
-/// The section attempts of `c`'s trace for `section` and the calls of each request type.
-fn section_calls(c: &Composition, section: usize, request: RequestType) -> usize {
+/// The calls of type `request` in `c`'s trace, in order.
+fn calls(c: &Composition, request: RequestType) -> Vec<&CallRecord> {
     c.outcome
         .trace()
         .entries
         .iter()
-        .filter(|e| matches!(e, Entry::Call(call) if call.section == Some(section) && call.request == request))
+        .filter_map(|e| match e {
+            Entry::Call(call) if call.request == request => Some(call),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How many calls of type `request` the trace records for `section`.
+fn section_calls(c: &Composition, section: usize, request: RequestType) -> usize {
+    calls(c, request)
+        .iter()
+        .filter(|call| call.section == Some(section))
         .count()
 }
 
@@ -156,14 +163,7 @@ async fn a_dropped_last_note_is_asked_for_again_not_the_whole_section() {
     assert_eq!(trace.totals.dropped, 1, "{:?}", trace.totals);
     assert_eq!(trace.totals.replans, 0, "no replan for a note owed again");
     assert_eq!(section_calls(&c, 0, RequestType::Section), 1);
-    let continues: Vec<_> = trace
-        .entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Call(call) if call.request == RequestType::Continue => Some(call),
-            _ => None,
-        })
-        .collect();
+    let continues = calls(&c, RequestType::Continue);
     assert_eq!(continues.len(), 1, "one continue request");
     assert_eq!(continues[0].owed.len(), 1, "{:?}", continues[0].owed);
     assert_eq!(continues[0].owed[0].part, 0, "only the soprano owes a note");
@@ -230,12 +230,8 @@ async fn five_voices_are_asked_three_then_two_the_later_held_clear_of_the_earlie
         plan_names,
         "the section request asks the first three voices"
     );
-    let trace = c.outcome.trace();
-    let first_continue = trace.entries.iter().find_map(|e| match e {
-        Entry::Call(call) if call.request == RequestType::Continue => Some(call),
-        _ => None,
-    });
-    let first_continue = first_continue.expect("the other voices are asked next");
+    let continues = calls(&c, RequestType::Continue);
+    let first_continue = continues.first().expect("the other voices are asked next");
     let owed: Vec<usize> = first_continue.owed.iter().map(|o| o.part).collect();
     assert!(
         owed.contains(&3) && owed.contains(&4),

@@ -153,10 +153,8 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
     /// until nothing is owed or [`CONTINUES_PER_SECTION`] continue requests (or the
     /// run's call budget) are spent. With [`Budget::reopen_drops`](crate::Budget), drops
     /// nothing accepted follows are taken back first ([`Domain::reopen`]), so they
-    /// are owed again rather than lost. Returns
-    /// what is still owed: empty when complete.
-    /// `outer` is the feedback from outside the section (a revise round's), which
-    /// every request of the section carries first.
+    /// are owed again rather than lost. Every continue request carries `outer` (a
+    /// revise round's feedback) first. Returns what is still owed: empty when complete.
     pub(super) async fn settle_owed(
         &mut self,
         state: &mut D::State,

@@ -4,7 +4,7 @@
 //! experiment runner's run folders write too.
 
 use crate::blueprint::BlueprintError;
-use crate::compose::{Composer, Composition, budget};
+use crate::compose::{Composer, Composition, budget, model_budget};
 use crate::gate::GateMode;
 use crate::proposer::llm::LlmProposer;
 use crate::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
@@ -138,11 +138,7 @@ pub fn proposer(
         None => (Box::new(EmbeddedProposer), budget()),
         Some(m) => (
             Box::new(LlmProposer::new(m.backend.clone(), m.ask(constrained))),
-            // A model's section request is dear: a dropped trailing note is asked for again.
-            Budget {
-                reopen_drops: true,
-                ..m.budget(budget())
-            },
+            model_budget(m.budget(budget())),
         ),
     }
 }

@@ -317,19 +317,17 @@ impl Job {
             return self;
         }
         self.voices.truncate(count.max(1));
+        let asked: Vec<usize> = self.voices.iter().map(|v| v.voice).collect();
+        // Followers come leaders first, so a follower's leader is decided before it.
         let mut followers: Vec<CanonPlan> = Vec::new();
         for c in std::mem::take(&mut self.followers) {
-            let leader_asked = self.voices.iter().any(|v| v.voice == c.leader)
-                || followers.iter().any(|f| f.follower == c.leader);
-            if leader_asked {
+            if asked.contains(&c.leader) || followers.iter().any(|f| f.follower == c.leader) {
                 followers.push(c);
             }
         }
         self.followers = followers;
-        let asked = |voices: &[VoiceJob], e: &ToneEvent| voices.iter().any(|v| v.voice == e.voice);
-        let voices = self.voices.clone();
-        self.plan.retain(|e| asked(&voices, e));
-        self.planned.retain(|e| asked(&voices, e));
+        self.plan.retain(|e| asked.contains(&e.voice));
+        self.planned.retain(|e| asked.contains(&e.voice));
         self
     }
 
