@@ -56,14 +56,20 @@ pub trait Domain: Send + Sync {
     fn skip(&self, state: &mut Self::State, section: &Self::Section, event: &Self::Event);
 
     /// Called once a reply is settled, before the engine asks what is still owed:
-    /// take back the cursor moves of dropped events that no accepted event follows,
-    /// so [`Domain::owed`] names their positions again and a continue request asks
-    /// for them, instead of the section being replanned for a hole nothing owes.
-    /// Returns how many drops were taken back. A drop that accepted material
-    /// follows stays a hole (its cursor move is what keeps the later events in
-    /// line). Takes nothing back by default.
-    fn reopen(&self, _state: &mut Self::State, _section: &Self::Section) -> usize {
-        0
+    /// take back the cursor moves of dropped events, so [`Domain::owed`] names their
+    /// positions again and a continue request asks for them, instead of the section
+    /// being replanned for a hole nothing owes. A drop that accepted events of its
+    /// part follow can only be asked for again with those events: a domain that
+    /// does so takes them out of the state too and returns them in
+    /// [`Reopened::withdrawn`], and the engine marks their certificates withdrawn.
+    /// Takes nothing back by default.
+    fn reopen(
+        &self,
+        _spec: &Self::Spec,
+        _state: &mut Self::State,
+        _section: &Self::Section,
+    ) -> Reopened<Self::Event> {
+        Reopened::default()
     }
 
     /// Where an event sits, for traces and diagnostics.
@@ -85,6 +91,25 @@ pub trait Domain: Send + Sync {
 
     /// Turns the final state into the artefact.
     fn finish(&self, spec: &Self::Spec, state: Self::State) -> Self::Artefact;
+}
+
+/// What [`Domain::reopen`] took back.
+#[derive(Clone, Debug)]
+pub struct Reopened<E> {
+    /// Dropped events whose positions are owed again.
+    pub drops: usize,
+    /// Accepted events taken out of the state with them (those that followed a
+    /// reopened drop in its part), in any order; their positions are owed again too.
+    pub withdrawn: Vec<E>,
+}
+
+impl<E> Default for Reopened<E> {
+    fn default() -> Self {
+        Reopened {
+            drops: 0,
+            withdrawn: Vec::new(),
+        }
+    }
 }
 
 /// A domain that can build an artefact from one whole proposal at once, without the

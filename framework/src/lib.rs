@@ -113,7 +113,7 @@ mod repair;
 mod revise;
 mod trace;
 
-pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError};
+pub use domain::{Amend, Assemble, Domain, NoAmendment, PlanError, Reopened};
 pub use engine::{Budget, BudgetOverrides, Diagnostic, Engine, Outcome, Progress};
 pub use gate::{
     GateMode, GateModeParseError, GateReport, LISTED_VIOLATIONS, ReleaseGate, Unlisted,

@@ -132,6 +132,11 @@ pub struct Certificate<E, L, A> {
     pub status: Status,
     /// The event as accepted (absent when dropped).
     pub accepted: Option<E>,
+    /// Accepted, then taken out again with a drop before it in its part
+    /// ([`Domain::reopen`](crate::Domain::reopen)): not in the artefact; its
+    /// positions were asked for again.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub withdrawn: bool,
 }
 
 /// How an attempt at a section ended.
@@ -159,6 +164,10 @@ pub struct SectionRecord {
     /// owed again and asked for by a continue request instead of lost.
     #[serde(skip_serializing_if = "is_zero")]
     pub reopened: usize,
+    /// Accepted events taken back with reopened drops that came before them in
+    /// their part (their certificates say `withdrawn`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub withdrawn: usize,
     pub outcome: SectionOutcome,
     /// Continue requests made in this attempt (for what a reply left owing).
     #[serde(skip_serializing_if = "is_zero")]
@@ -217,6 +226,10 @@ pub struct Totals {
     /// Continue requests: calls asking for what a section still owed.
     #[serde(skip_serializing_if = "is_zero")]
     pub continues: u64,
+    /// Accepted events taken back with a reopened drop before them in their part
+    /// ([`Certificate::withdrawn`]); counted in `accepted` or `repaired` too.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub withdrawn: u64,
     /// Section attempts that ended short (owing positions) after their continues.
     #[serde(skip_serializing_if = "is_zero")]
     pub short_sections: u64,

@@ -278,7 +278,8 @@ async fn sections(
         replans_per_section: condition.replans.unwrap_or(base.replans_per_section),
         ..base
     };
-    let composer = Composer::with_ladder(GateMode::Strict, budget, condition.ladder());
+    let ladder = condition.ladder(model.configured.is_some());
+    let composer = Composer::with_ladder(GateMode::Strict, budget, ladder);
     let proposer: Box<dyn Proposer<TwelveTone>> = match &model.configured {
         None => Box::new(EmbeddedProposer),
         Some(m) => Box::new(LlmProposer::new(

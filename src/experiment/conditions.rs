@@ -14,7 +14,7 @@ use cantus_framework::{
 };
 use cantus_twelve_tone::TwelveTone;
 use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
-use cantus_twelve_tone::rungs::{MODEL_PATCH, REWRITE_SEGMENT, Retime, Trim, Yield};
+use cantus_twelve_tone::rungs::{MODEL_PATCH, Octave, REWRITE_SEGMENT, Retime, Trim, Yield};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -50,6 +50,7 @@ pub enum RungName {
     Trim,
     Yield,
     Retime,
+    Octave,
     ModelPatch,
     RewriteSegment,
 }
@@ -123,15 +124,21 @@ impl Condition {
         })
     }
 
-    /// The ladder this condition runs.
-    pub fn ladder(&self) -> Ladder<TwelveTone> {
+    /// The ladder this condition runs, for a model's runs (`model`) or the embedded
+    /// planner's: the whole ladder of either when the condition names no rungs.
+    pub fn ladder(&self, model: bool) -> Ladder<TwelveTone> {
         let Some(rungs) = &self.rungs else {
-            return cantus_twelve_tone::rungs::ladder();
+            return if model {
+                cantus_twelve_tone::rungs::model_ladder()
+            } else {
+                cantus_twelve_tone::rungs::ladder()
+            };
         };
         rungs.iter().fold(Ladder::new(), |ladder, rung| match rung {
             RungName::Trim => ladder.then(Trim),
             RungName::Yield => ladder.then(Yield),
             RungName::Retime => ladder.then(Retime),
+            RungName::Octave => ladder.then(Octave),
             RungName::ModelPatch => ladder.then(MODEL_PATCH),
             RungName::RewriteSegment => ladder.then(REWRITE_SEGMENT),
         })
@@ -248,15 +255,30 @@ mod tests {
     #[test]
     fn the_ladder_is_the_named_rungs_in_order() {
         let by_name = |n: &str| shipped().into_iter().find(|c| c.name.0 == n).unwrap();
-        assert_eq!(by_name("no-repair").ladder().names(), Vec::<&str>::new());
         assert_eq!(
-            by_name("harness").ladder().names(),
-            cantus_twelve_tone::rungs::ladder().names()
+            by_name("no-repair").ladder(true).names(),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            by_name("harness").ladder(false).names(),
+            ["trim", "yield", "retime", "model-patch", "rewrite-segment"]
+        );
+        assert_eq!(
+            by_name("harness").ladder(true).names(),
+            [
+                "trim",
+                "yield",
+                "retime",
+                "octave",
+                "model-patch",
+                "rewrite-segment"
+            ],
+            "a model's runs move crossing notes by octaves before asking it"
         );
         let custom = Condition {
-            rungs: Some(vec![RungName::Retime, RungName::Trim]),
+            rungs: Some(vec![RungName::Retime, RungName::Octave, RungName::Trim]),
             ..by_name("harness")
         };
-        assert_eq!(custom.ladder().names(), ["retime", "trim"]);
+        assert_eq!(custom.ladder(false).names(), ["retime", "octave", "trim"]);
     }
 }

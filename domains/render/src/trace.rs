@@ -39,7 +39,8 @@ pub struct TraceEvent {
     pub line: usize,
     pub section: u64,
     pub replan: u64,
-    /// Whether its section attempt was kept (not rolled back by a replan).
+    /// Whether it stands in the piece: its section attempt was kept (not rolled back
+    /// by a replan) and it was not withdrawn with a drop before it in its voice.
     pub kept: bool,
     #[serde(flatten)]
     pub status: EventStatus,
@@ -113,7 +114,7 @@ impl TraceView {
             }
         }
         for e in &mut view.events {
-            e.kept = !replanned.contains(&(e.section, e.replan));
+            e.kept &= !replanned.contains(&(e.section, e.replan));
         }
         Ok(view)
     }
@@ -181,7 +182,7 @@ fn event(line: usize, record: Value) -> TraceEvent {
         line,
         section: number(&record, "section"),
         replan: number(&record, "replan"),
-        kept: true,
+        kept: record.get("withdrawn").and_then(Value::as_bool) != Some(true),
         status,
         voice,
         voice_name,

@@ -38,6 +38,25 @@ fn three_notes() -> Score {
 }
 
 #[test]
+fn a_withdrawn_event_is_not_coloured_as_if_it_stood_in_the_piece() {
+    // Accepted after a repair, then withdrawn with the drop before it: the note at
+    // onset 1 in the piece is the one asked for again, not this certificate's.
+    let trace = TRACE.replace(
+        r#""status":"repaired","rung":"yield","accepted""#,
+        r#""status":"repaired","rung":"yield","withdrawn":true,"accepted""#,
+    );
+    let trace = TraceView::parse(&trace).expect("reads");
+    assert!(!trace.events[2].kept, "withdrawn");
+    assert!(trace.events[1].kept && trace.events[3].kept);
+    let marks = repairs(&three_notes(), &trace);
+    assert!(
+        marks.marks.iter().all(|m| m.at.onset != time(1, 1)),
+        "{:?}",
+        marks.marks
+    );
+}
+
+#[test]
 fn the_trace_colours_repairs_by_rung_and_draws_drops_as_ghosts() {
     let score = three_notes();
     let trace = TraceView::parse(TRACE).expect("reads");

@@ -68,6 +68,12 @@ impl Composer {
         }
     }
 
+    /// A composer for a model's runs: judging by `mode` within `budget` (see
+    /// [`model_budget`]), repairing with [`rungs::model_ladder`].
+    pub fn for_model(mode: GateMode, budget: Budget) -> Composer {
+        Composer::with_ladder(mode, budget, rungs::model_ladder())
+    }
+
     /// A composer judging by `mode` within `budget` that repairs with `ladder` (an
     /// ablation: fewer rungs, or none).
     pub fn with_ladder(mode: GateMode, budget: Budget, ladder: Ladder<TwelveTone>) -> Composer {

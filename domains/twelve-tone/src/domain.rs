@@ -4,7 +4,7 @@ use crate::blueprint::{Blueprint, SectionPlan};
 use crate::event::{Location, ToneEvent};
 use crate::piece;
 use crate::state::{CrossingTally, ToneState};
-use cantus_framework::{Amend, Assemble, Domain, Owed, PlanError};
+use cantus_framework::{Amend, Assemble, Domain, Owed, PlanError, Reopened};
 use cantus_music::{Score, Time, time_text};
 use serde::Serialize;
 
@@ -64,7 +64,6 @@ impl Domain for TwelveTone {
 
     fn accept(&self, state: &mut ToneState, _section: &SectionPlan, event: &ToneEvent) {
         let line = &mut state.voices[event.voice];
-        line.before_drops = None;
         let repeat = line.last().is_some_and(|last| {
             last.tag == event.tag && u16::from(line.cursor.position) == event.tag.end()
         });
@@ -85,11 +84,24 @@ impl Domain for TwelveTone {
         }
     }
 
-    /// A voice's trailing drops (nothing accepted after them in that voice) are taken
-    /// back: its cursor returns to the first of them, so `owed` names their order
-    /// positions and the continue request asks that voice for them again.
-    fn reopen(&self, state: &mut ToneState, _section: &SectionPlan) -> usize {
-        state.voices.iter_mut().map(|line| line.reopen()).sum()
+    /// A voice's drops are taken back: its cursor returns to the first of them and
+    /// the events it accepted since are withdrawn ([`ToneState::reopen`]), so `owed`
+    /// names their order positions and the continue request asks that voice for
+    /// them again, in order.
+    fn reopen(
+        &self,
+        spec: &Blueprint,
+        state: &mut ToneState,
+        _section: &SectionPlan,
+    ) -> Reopened<ToneEvent> {
+        let mut reopened = Reopened::default();
+        for voice in 0..state.voices.len() {
+            if let Some((drops, withdrawn)) = state.reopen(voice, spec.limits.max_crossing) {
+                reopened.drops += drops;
+                reopened.withdrawn.extend(withdrawn);
+            }
+        }
+        reopened
     }
 
     /// Every voice whose statement of this section's form is not finished owes the

@@ -6,7 +6,7 @@
 //! * [`blueprint`]: the spec cut into sections with every voice's row form (the schedule).
 //! * [`event`], [`state`], `domain`: the domain's events, online state and `Domain` impl.
 //! * [`piece`]: between events and the shared score model.
-//! * [`predicates`], [`rungs`]: the online hard rules and the five-rung repair ladder.
+//! * [`predicates`], [`rungs`]: the online hard rules and the six-rung repair ladder.
 //! * [`gate`]: the release gate, strict (labels from pitches) or relaxed (trusts tags).
 //! * [`proposer`]: the embedded, seeded, network-free proposer.
 //! * [`raw`], [`baselines`]: the whole piece in one reply — raw, soft rules, Self-Refine,

@@ -1,7 +1,8 @@
 //! The repair ladder of the twelve-tone domain.
 //!
-//! Five rungs, tried in order on a violating event; the engine verifies every result
-//! again and drops the event (advancing the row cursor) when all fail:
+//! Six rungs, tried in order on a violating event; the engine verifies every result
+//! again and drops the event (advancing the row cursor) when all fail (the embedded
+//! planner's [`ladder`] leaves out `octave`; a model run's [`model_ladder`] has it):
 //!
 //! 1. `trim` — shorten the candidate so it ends before a conflicting note of another
 //!    voice begins;
@@ -9,12 +10,21 @@
 //!    they end where the candidate begins (amendments to accepted material);
 //! 3. `retime` — move the candidate within its voice's free window (from the end of
 //!    the voice's previous note to the candidate's own end) to a conflict-free place;
-//! 4. `model-patch` — ask the proposer for this one event again;
-//! 5. `rewrite-segment` — ask the proposer to rewrite the rest of the voice's segment.
+//! 4. `octave` — move a crossing candidate by whole octaves, inside its voice's
+//!    register, to where it crosses no voice sounding with it;
+//! 5. `model-patch` — ask the proposer for this one event again;
+//! 6. `rewrite-segment` — ask the proposer to rewrite the rest of the voice's segment.
 //!
-//! The first three never change a pitch or a tag: they only move time (a property test
-//! holds them to it). A conflict is an overlapping note of another voice that shares a
-//! pitch class with the candidate or crosses it.
+//! The first three never change a pitch or a tag: they only move time; `octave`
+//! changes octaves only, never a pitch class, an onset or a length (a property test
+//! holds all four to it). A conflict is an overlapping note of another voice that
+//! shares a pitch class with the candidate or crosses it.
+//!
+//! Why an octave rung: under `freedom = "rules"` the model places each pitch class in
+//! any octave of its voice's register, and a third of the events SmolLM2 lost on the
+//! bank's five- and six-voice briefs were crossings that no time move could undo
+//! (measured on the 2026-12-05 traces of `examples/experiments/freedom-report-*`).
+//! The octave is the choice a crossing is about, so it is the one to change.
 
 use crate::domain::{Amendment, TwelveTone};
 use crate::event::{Location, ToneEvent};
@@ -44,12 +54,29 @@ pub const MODEL_PATCH: AskProposer =
 pub const REWRITE_SEGMENT: AskProposer =
     AskProposer::new("rewrite-segment", PatchScope::Segment).retiring_after(FRUITLESS_ASKS);
 
-/// The ladder in order.
+/// The ladder of the embedded planner, in order: the time rungs, then its own patch
+/// and rewrite. Its patch re-places a crossing note by the register plan (it repairs
+/// about a third of what reaches it), and its runs are the golden references (the
+/// bank, the traces, Libretto's serial table), so it keeps this ladder.
 pub fn ladder() -> Ladder<TwelveTone> {
     Ladder::new()
         .then(Trim)
         .then(Yield)
         .then(Retime)
+        .then(MODEL_PATCH)
+        .then(REWRITE_SEGMENT)
+}
+
+/// The ladder of a model run: [`ladder`] with [`Octave`] after the time rungs. A model
+/// under `freedom = "rules"` chooses every octave itself, so an octave is what a
+/// crossing is about; moving it costs nothing, where a model patch costs a call (and
+/// SmolLM2's patches repaired almost nothing, see [`FRUITLESS_ASKS`]).
+pub fn model_ladder() -> Ladder<TwelveTone> {
+    Ladder::new()
+        .then(Trim)
+        .then(Yield)
+        .then(Retime)
+        .then(Octave)
         .then(MODEL_PATCH)
         .then(REWRITE_SEGMENT)
 }
@@ -251,5 +278,64 @@ impl RepairRung<TwelveTone> for Retime {
             }
         }
         RungAction::give_up("no conflict-free place in the voice's free window")
+    }
+}
+
+/// `octave`: the nearest whole-octave move of a crossing candidate, inside its voice's
+/// register, after which it crosses no note sounding with it.
+///
+/// Only crossings: a shared pitch class stays shared in any octave, so a candidate
+/// with a collision left after the time rungs is given up on. Moves are tried nearest
+/// first (down before up at equal distance), every pitch of a chord by the same
+/// octaves, so the chord's voicing and its pitch classes stay as proposed.
+pub struct Octave;
+
+/// The farthest an `octave` move goes, in octaves: a voice's register spans about two.
+const OCTAVE_MOVES: i16 = 3;
+
+impl RepairRung<TwelveTone> for Octave {
+    fn name(&self) -> &'static str {
+        "octave"
+    }
+    fn repair(
+        &self,
+        ctx: CheckContext<'_, TwelveTone>,
+        c: &ToneEvent,
+        vs: &Vs,
+    ) -> RungAction<TwelveTone> {
+        if !vs
+            .iter()
+            .any(|v| Rule::try_from(v.predicate) == Ok(Rule::Crossing))
+        {
+            return RungAction::give_up("no crossing to move away from");
+        }
+        let Some(register) = ctx.spec.limits.voices.get(c.voice) else {
+            return RungAction::give_up("unknown voice");
+        };
+        let moves = (1..=OCTAVE_MOVES).flat_map(|k| [-k, k]);
+        for k in moves {
+            let pitches: Option<Vec<u8>> = c
+                .pitches
+                .iter()
+                .map(|&p| {
+                    u8::try_from(i16::from(p) + 12 * k)
+                        .ok()
+                        .filter(|q| (register.low..=register.high).contains(q))
+                })
+                .collect();
+            let Some(pitches) = pitches else {
+                continue;
+            };
+            let moved = ToneEvent {
+                pitches,
+                ..c.clone()
+            };
+            if conflicting(ctx.state, &moved).next().is_none() {
+                return RungAction::candidate(moved);
+            }
+        }
+        RungAction::give_up(
+            "no octave inside the voice's register is clear of the notes sounding with it",
+        )
     }
 }

@@ -7,12 +7,13 @@
 //! one advances it the same way (`Domain::skip`), so the events after a drop still
 //! line up with the row.
 //!
-//! A drop that nothing accepted follows in its voice need not be a hole: the line
-//! keeps where it stood before its first such drop ([`BeforeDrops`]), and
-//! `Domain::reopen` puts the cursor back there once the reply is settled, so the
-//! positions are owed again and a continue request asks for them instead of the
-//! whole section being replanned. Accepting an event in the voice forgets the
-//! snapshot: the drops before it are holes the row order needs kept.
+//! A drop need not stay a hole: the line keeps where it stood before its first drop
+//! of the section ([`BeforeDrops`]), and `Domain::reopen` puts it back there once the
+//! reply is settled, so the positions are owed again and a continue request asks
+//! for them instead of the whole section being replanned. Events the voice accepted
+//! after that drop sit at later row positions than the hole, so they are taken out
+//! with it ([`ToneState::reopen`]) and asked for again in order: the row is stated
+//! whole, in time order, or not at all.
 
 use crate::blueprint::Blueprint;
 use crate::event::ToneEvent;
@@ -40,16 +41,19 @@ pub struct VoiceLine {
     pub tremolos: u8,
     /// Immediate repetitions accepted in the whole piece.
     pub total_tremolos: u32,
-    /// Where the line stood before the drops that nothing accepted follows yet.
+    /// Where the line stood before its first drop of the section.
     pub before_drops: Option<BeforeDrops>,
 }
 
-/// A voice's cursor before a run of trailing drops, and how many drops it spans.
+/// A voice's line before its first drop of the section, and how many drops followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BeforeDrops {
     pub cursor: RowCursor,
     pub sounded: u16,
     pub tremolos: u8,
+    pub total_tremolos: u32,
+    /// How many events the voice had accepted.
+    pub events: usize,
     pub dropped: usize,
 }
 
@@ -81,29 +85,19 @@ impl VoiceLine {
             .filter(move |e| e.end() > onset)
     }
 
-    /// Moves the cursor past a dropped event of `len` positions, remembering where it
-    /// stood before the first of the drops nothing accepted follows.
+    /// Moves the cursor past a dropped event of `len` positions, remembering where the
+    /// line stood before its first drop.
     pub fn skip(&mut self, len: u8) {
         let before = self.before_drops.get_or_insert(BeforeDrops {
             cursor: self.cursor,
             sounded: self.sounded,
             tremolos: self.tremolos,
+            total_tremolos: self.total_tremolos,
+            events: self.events.len(),
             dropped: 0,
         });
         before.dropped += 1;
         self.advance(len);
-    }
-
-    /// Takes back the cursor moves of the drops nothing accepted follows, so their
-    /// positions are owed again; returns how many drops that was.
-    pub fn reopen(&mut self) -> usize {
-        let Some(before) = self.before_drops.take() else {
-            return 0;
-        };
-        self.cursor = before.cursor;
-        self.sounded = before.sounded;
-        self.tremolos = before.tremolos;
-        before.dropped
     }
 
     /// Advances the cursor past `len` positions (rolling into the next statement).
@@ -204,6 +198,38 @@ impl ToneState {
         plan.sections
             .get(line.cursor.statement)
             .and_then(|s| s.forms.get(voice).copied())
+    }
+
+    /// Takes `voice` back to where it stood before its first drop of the section:
+    /// its cursor, and the events it accepted since (returned, with the number of
+    /// drops), so their positions are owed again. Refused (`None`) where there was
+    /// no drop, or where taking those events out would leave the voices crossed for
+    /// more than `max_crossing` of their time together: the crossing rule is judged
+    /// on the running total, and a released piece must pass it whole.
+    pub fn reopen(
+        &mut self,
+        voice: usize,
+        max_crossing: num_rational::Ratio<i64>,
+    ) -> Option<(usize, Vec<ToneEvent>)> {
+        let before = self.voices.get(voice)?.before_drops?;
+        let line = &self.voices[voice];
+        let kept = before.events.min(line.events.len());
+        let mut crossing = self.crossing;
+        for event in &line.events[kept..] {
+            crossing.sub(CrossingTally::contribution(&self.voices, voice, event));
+        }
+        if kept < line.events.len() && crossing.share() > max_crossing {
+            return None;
+        }
+        self.crossing = crossing;
+        let line = &mut self.voices[voice];
+        let withdrawn = line.events.split_off(kept);
+        line.cursor = before.cursor;
+        line.sounded = before.sounded;
+        line.tremolos = before.tremolos;
+        line.total_tremolos = before.total_tremolos;
+        line.before_drops = None;
+        Some((before.dropped, withdrawn))
     }
 
     /// Inserts an accepted event into its voice, keeping onset order, and tallies

@@ -24,7 +24,7 @@ fn spec(voices: usize, bars: u32) -> Spec {
 
 async fn run(spec: &Spec, seed: u64, backend: Arc<Scripted>, options: AskOptions) -> Composition {
     let proposer = LlmProposer::new(backend, options);
-    Composer::new(GateMode::Strict, compose::model_budget(compose::budget()))
+    Composer::for_model(GateMode::Strict, compose::model_budget(compose::budget()))
         .compose(spec, seed, &proposer)
         .await
         .expect("plans")
@@ -195,18 +195,69 @@ async fn without_reopened_drops_a_dropped_last_note_replans_the_section() {
 }
 
 #[tokio::test]
-async fn a_dropped_note_before_accepted_ones_still_replans_the_section() {
-    // A dropped note the voice's later notes follow is a hole no continue can fill:
-    // the section is proposed again.
+async fn a_dropped_note_before_accepted_ones_is_asked_for_again_with_them() {
+    // The soprano's third note breaks the row and no repair is offered. The notes
+    // after it sit at later row positions, so they are withdrawn with it and one
+    // continue request asks the soprano for the rest of its row, in order; the
+    // section is not proposed again.
     let backend = Arc::new(Scripted::new(vec![
         Step::OracleWrongPitch { voice: 0, note: 2 },
         Step::RepairsInProse,
     ]));
     let c = run(&spec(2, 4), 4, backend.clone(), AskOptions::default()).await;
     assert_honest(&c, "dropped inner note");
+    assert!(c.outcome.is_released(), "the continue request places them");
+    let trace = c.outcome.trace();
+    assert_eq!(trace.totals.replans, 0, "{:?}", trace.totals);
+    assert_eq!(section_calls(&c, 0, RequestType::Section), 1);
+    let continues = calls(&c, RequestType::Continue);
+    assert_eq!(continues.len(), 1, "one continue request");
+    assert_eq!(continues[0].owed.len(), 1, "{:?}", continues[0].owed);
+    assert_eq!(continues[0].owed[0].part, 0, "only the soprano owes notes");
+    let section = trace.entries.iter().find_map(|e| match e {
+        Entry::Section(s) if s.section == 0 => Some(s),
+        _ => None,
+    });
+    let section = section.expect("section 1 is recorded");
+    assert_eq!((section.dropped, section.reopened), (1, 1));
+    assert!(section.withdrawn > 0, "{section:?}");
+    assert_eq!(section.outcome, SectionOutcome::Kept);
+    // The owed positions are the dropped note's and those of the notes withdrawn.
+    assert_eq!(continues[0].owed[0].positions.len(), 1 + section.withdrawn);
+    let withdrawn: Vec<_> = trace
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Event(cert) if cert.withdrawn => Some(cert),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(withdrawn.len(), section.withdrawn);
+    assert_eq!(trace.totals.withdrawn, section.withdrawn as u64);
+    assert!(
+        withdrawn
+            .iter()
+            .all(|cert| cert.accepted.as_ref().is_some_and(|e| e.voice == 0)),
+        "only the soprano's notes after the drop are withdrawn"
+    );
+}
+
+#[tokio::test]
+async fn without_reopened_drops_a_dropped_inner_note_replans_the_section() {
+    let backend = Arc::new(Scripted::new(vec![
+        Step::OracleWrongPitch { voice: 0, note: 2 },
+        Step::RepairsInProse,
+    ]));
+    let proposer = LlmProposer::new(backend, AskOptions::default());
+    let c = Composer::new(GateMode::Strict, compose::budget())
+        .compose(&spec(2, 4), 4, &proposer)
+        .await
+        .expect("plans");
+    assert_honest(&c, "dropped inner note, not reopened");
     assert!(c.outcome.is_released(), "the replan places it");
     let trace = c.outcome.trace();
     assert_eq!(trace.totals.replans, 1, "{:?}", trace.totals);
+    assert_eq!(trace.totals.withdrawn, 0);
     assert_eq!(section_calls(&c, 0, RequestType::Section), 2);
 }
 
@@ -259,23 +310,34 @@ async fn a_backend_talking_prose_ends_in_an_explicit_failure() {
 async fn wrong_pitches_everywhere_never_release_an_invalid_piece() {
     // Every section reply and every patch has a wrong pitch somewhere.
     for seed in 0..4 {
-        let steps: Vec<Step> = (0..200)
-            .map(|i| Step::OracleWrongPitch {
-                voice: i % 2,
-                note: (i * 7 + seed as usize) % 5,
-            })
-            .collect();
-        let backend = Arc::new(Scripted::new(steps));
+        let steps = || -> Vec<Step> {
+            (0..200)
+                .map(|i| Step::OracleWrongPitch {
+                    voice: i % 2,
+                    note: (i * 7 + seed as usize) % 5,
+                })
+                .collect()
+        };
         let mut budget = compose::budget();
         budget.max_proposer_calls = Some(60);
-        let proposer = LlmProposer::new(backend, AskOptions::default());
-        let c = Composer::new(GateMode::Strict, budget)
-            .compose(&spec(2, 8), seed, &proposer)
-            .await
-            .expect("plans");
-        assert_honest(&c, &format!("seed {seed}"));
-        if let Outcome::Failure { diagnostics, .. } = &c.outcome {
-            eprintln!("seed {seed}: {}", diagnostics[0]);
+        // With the planner's budget, and with a model run's: drops reopened (and the
+        // notes after them withdrawn), crossings moved by octaves.
+        for model in [false, true] {
+            let backend = Arc::new(Scripted::new(steps()));
+            let proposer = LlmProposer::new(backend, AskOptions::default());
+            let composer = if model {
+                Composer::for_model(GateMode::Strict, compose::model_budget(budget.clone()))
+            } else {
+                Composer::new(GateMode::Strict, budget.clone())
+            };
+            let c = composer
+                .compose(&spec(2, 8), seed, &proposer)
+                .await
+                .expect("plans");
+            assert_honest(&c, &format!("seed {seed}, model budget {model}"));
+            if let Outcome::Failure { diagnostics, .. } = &c.outcome {
+                eprintln!("seed {seed}, model budget {model}: {}", diagnostics[0]);
+            }
         }
     }
 }

@@ -1,12 +1,12 @@
 //! Every artefact the engine releases passes the strict gate — judged again from
 //! scratch, from the artefact alone, and after a trip through the text grammar.
-//! And the first three rungs never change a pitch or a tag.
+//! And the first three rungs never change a pitch or a tag; `octave` changes octaves only.
 
 use cantus_framework::{CheckContext, Outcome, RepairRung, RungAction, Violation};
 use cantus_music::{Meter, Time, grammar};
 use cantus_twelve_tone::compose::{Composer, budget};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::rungs::{Retime, Trim, Yield};
+use cantus_twelve_tone::rungs::{Octave, Retime, Trim, Yield};
 use cantus_twelve_tone::spec::{RowChoice, Spec};
 use cantus_twelve_tone::{
     Blueprint, EmbeddedProposer, Location, Tag, ToneEvent, ToneState, TwelveTone,
@@ -116,5 +116,63 @@ proptest! {
                 }
             }
         }
+    }
+
+    #[test]
+    fn octave_moves_only_octaves_inside_the_register_to_where_nothing_crosses(
+        seed in any::<u64>(),
+        voices in 2usize..5,
+        onset_16ths in 0i64..60,
+        len_16ths in 1i64..8,
+        position in 0u8..12,
+        octave in 2u8..8,
+    ) {
+        let spec = spec(voices, 8, (4, 4), 0);
+        let plan = Blueprint::new(&spec, seed).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let outcome = runtime.block_on(
+            cantus_twelve_tone::compose::engine(GateMode::Strict).run(&plan, &EmbeddedProposer, seed),
+        );
+        let Some(score) = outcome.artefact() else {
+            return Ok(());
+        };
+        let mut state = ToneState::new(&plan);
+        for (event, _) in cantus_twelve_tone::piece::tagged_events(score) {
+            if event.onset < plan.sections[0].end && event.voice > 0 {
+                state.insert(event);
+            }
+        }
+        // The top voice, in any octave: often below the voices under it.
+        let form = plan.sections[0].forms[0];
+        let pc = plan.table.pcs(form)[usize::from(position)];
+        let candidate = ToneEvent {
+            voice: 0,
+            onset: Time::new(onset_16ths, 4),
+            duration: Time::new(len_16ths, 4),
+            pitches: vec![12 * octave + pc],
+            tag: Tag { form, start: position, len: 1 },
+        };
+        let ctx = CheckContext { domain: &TwelveTone, spec: &plan, state: &state, section: &plan.sections[0], section_index: 0 };
+        let crossing = Violation::hard(cantus_twelve_tone::gate::Rule::Crossing, Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
+        let register = &plan.limits.voices[0];
+        match Octave.repair(ctx, &candidate, std::slice::from_ref(&crossing)) {
+            RungAction::Candidate { event, amendments } => {
+                prop_assert!(amendments.is_empty(), "octave amends nothing");
+                prop_assert_eq!((event.voice, event.onset, event.duration, event.tag), (candidate.voice, candidate.onset, candidate.duration, candidate.tag));
+                prop_assert_eq!(event.pc_set(), candidate.pc_set(), "octave kept the pitch classes");
+                prop_assert!(event.pitches != candidate.pitches, "octave moved the note");
+                prop_assert!(event.pitches.iter().all(|p| (register.low..=register.high).contains(p)), "inside the register: {:?}", event.pitches);
+                for line in &state.voices[1..] {
+                    for other in line.overlapping(event.onset, event.end()) {
+                        prop_assert!(!cantus_twelve_tone::state::crosses(&event, other), "{:?} still crosses {:?}", event, other);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // A collision is not the octave rung's to mend.
+        let collision = Violation::hard(cantus_twelve_tone::gate::Rule::Collision, Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
+        let gave_up = matches!(Octave.repair(ctx, &candidate, std::slice::from_ref(&collision)), RungAction::GiveUp { .. });
+        prop_assert!(gave_up);
     }
 }

@@ -84,6 +84,8 @@ pub(super) struct SectionFill<'f, 'r, D: Domain> {
     pub(super) dropped: usize,
     /// Drops the domain took back to be asked for again ([`Domain::reopen`]).
     pub(super) reopened: usize,
+    /// Accepted events the domain took back with them.
+    withdrawn: usize,
     continues: u32,
     problems: Vec<Feedback<D::Location>>,
 }
@@ -120,6 +122,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             repaired: 0,
             dropped: 0,
             reopened: 0,
+            withdrawn: 0,
             continues: 0,
             problems: Vec::new(),
         }
@@ -152,8 +155,9 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
     /// Asks for what the section still owes ([`Domain::owed`]) and settles the answer,
     /// until nothing is owed or [`CONTINUES_PER_SECTION`] continue requests (or the
     /// run's call budget) are spent. With [`Budget::reopen_drops`](crate::Budget), drops
-    /// nothing accepted follows are taken back first ([`Domain::reopen`]), so they
-    /// are owed again rather than lost. Every continue request carries `outer` (a
+    /// are taken back first ([`Domain::reopen`]), with any accepted events the domain
+    /// withdraws along with them, so they are owed again rather than lost. Every
+    /// continue request carries `outer` (a
     /// revise round's feedback) first. Returns what is still owed: empty when complete.
     pub(super) async fn settle_owed(
         &mut self,
@@ -161,10 +165,10 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
         outer: &[Feedback<D::Location>],
     ) -> Vec<Owed> {
         loop {
-            let run = &*self.run;
-            if run.engine.budget.reopen_drops {
-                self.reopened += run.engine.domain.reopen(state, self.section());
+            if self.run.engine.budget.reopen_drops {
+                self.reopen(state);
             }
+            let run = &*self.run;
             let owed = run.engine.domain.owed(run.spec, state, self.section());
             if owed.is_empty()
                 || self.continues >= CONTINUES_PER_SECTION
@@ -197,6 +201,38 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
         }
     }
 
+    /// Lets the domain take back drops ([`Domain::reopen`]) and marks the
+    /// certificates of the accepted events it withdrew with them.
+    fn reopen(&mut self, state: &mut D::State) {
+        let run = &mut *self.run;
+        let reopened = run
+            .engine
+            .domain
+            .reopen(run.spec, state, &run.plan[self.index]);
+        self.reopened += reopened.drops;
+        for event in &reopened.withdrawn {
+            let event = record(event);
+            // The latest certificate of this attempt that accepted the event and
+            // stands: an event withdrawn earlier may have been proposed again.
+            let cert = run.entries.iter_mut().rev().find_map(|entry| match entry {
+                Entry::Event(c)
+                    if c.section == self.index
+                        && c.replan == self.replan
+                        && !c.withdrawn
+                        && c.accepted.as_ref().is_some_and(|a| record(a) == event) =>
+                {
+                    Some(c)
+                }
+                _ => None,
+            });
+            if let Some(cert) = cert {
+                cert.withdrawn = true;
+            }
+            self.withdrawn += 1;
+            run.totals.withdrawn += 1;
+        }
+    }
+
     async fn settle(
         &mut self,
         state: &mut D::State,
@@ -219,6 +255,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             steps: Vec::new(),
             status: Status::Accepted,
             accepted: None,
+            withdrawn: false,
         };
         let settled = if verdict.is_acceptable() {
             Settled::Accepted(candidate)
@@ -478,6 +515,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             repaired: self.repaired,
             dropped: self.dropped,
             reopened: self.reopened,
+            withdrawn: self.withdrawn,
             outcome: if replanned {
                 SectionOutcome::Replanned
             } else {

@@ -178,7 +178,10 @@ pub async fn compose(
         Way::Revise { model, rounds } => (model, Some(rounds)),
     };
     let (proposer, budget) = self::proposer(model, constrained);
-    let mut composer = Composer::new(mode, budget);
+    let mut composer = match model {
+        None => Composer::new(mode, budget),
+        Some(_) => Composer::for_model(mode, budget),
+    };
     if let Some(p) = progress {
         composer = composer.with_progress(p);
     }
