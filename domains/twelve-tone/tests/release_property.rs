@@ -155,24 +155,96 @@ proptest! {
         let ctx = CheckContext { domain: &TwelveTone, spec: &plan, state: &state, section: &plan.sections[0], section_index: 0 };
         let crossing = Violation::hard(cantus_twelve_tone::gate::Rule::Crossing, Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
         let register = &plan.limits.voices[0];
-        match Octave.repair(ctx, &candidate, std::slice::from_ref(&crossing)) {
-            RungAction::Candidate { event, amendments } => {
-                prop_assert!(amendments.is_empty(), "octave amends nothing");
-                prop_assert_eq!((event.voice, event.onset, event.duration, event.tag), (candidate.voice, candidate.onset, candidate.duration, candidate.tag));
-                prop_assert_eq!(event.pc_set(), candidate.pc_set(), "octave kept the pitch classes");
-                prop_assert!(event.pitches != candidate.pitches, "octave moved the note");
-                prop_assert!(event.pitches.iter().all(|p| (register.low..=register.high).contains(p)), "inside the register: {:?}", event.pitches);
-                for line in &state.voices[1..] {
-                    for other in line.overlapping(event.onset, event.end()) {
-                        prop_assert!(!cantus_twelve_tone::state::crosses(&event, other), "{:?} still crosses {:?}", event, other);
-                    }
+        if let RungAction::Candidate { event, amendments } = Octave.repair(ctx, &candidate, std::slice::from_ref(&crossing)) {
+            prop_assert!(amendments.is_empty(), "octave amends nothing");
+            prop_assert_eq!((event.voice, event.onset, event.duration, event.tag), (candidate.voice, candidate.onset, candidate.duration, candidate.tag));
+            prop_assert_eq!(event.pc_set(), candidate.pc_set(), "octave kept the pitch classes");
+            prop_assert!(event.pitches != candidate.pitches, "octave moved the note");
+            prop_assert!(event.pitches.iter().all(|p| (register.low..=register.high).contains(p)), "inside the register: {:?}", event.pitches);
+            for line in &state.voices[1..] {
+                for other in line.overlapping(event.onset, event.end()) {
+                    prop_assert!(!cantus_twelve_tone::state::crosses(&event, other), "{:?} still crosses {:?}", event, other);
                 }
             }
-            _ => {}
         }
         // A collision is not the octave rung's to mend.
         let collision = Violation::hard(cantus_twelve_tone::gate::Rule::Collision, Location { bar: 1, voice: "v".into(), onset: candidate.onset }, "test");
         let gave_up = matches!(Octave.repair(ctx, &candidate, std::slice::from_ref(&collision)), RungAction::GiveUp { .. });
         prop_assert!(gave_up);
     }
+}
+
+/// A top-voice note written under the lower voice's sounding note: the octave rung
+/// lifts it into the top voice's register, clear of the lower voice.
+#[test]
+fn octave_lifts_a_note_sounding_under_the_voice_below() {
+    let plan = Blueprint::new(&spec(2, 8, (4, 4), 0), 0).unwrap();
+    let form = plan.sections[0].forms[0];
+    let pcs = plan.table.pcs(form);
+    let (top, low) = (&plan.limits.voices[0], &plan.limits.voices[1]);
+    assert!(
+        top.high >= low.high + 12,
+        "room above the lower voice: {top:?} over {low:?}"
+    );
+    let mut state = ToneState::new(&plan);
+    // The lower voice sounds its register's top pitch class for the first bar.
+    let below = low.high - (low.high % 12 + 12 - (pcs[5] % 12)) % 12;
+    state.insert(ToneEvent {
+        voice: 1,
+        onset: Time::new(0, 1),
+        duration: Time::new(4, 1),
+        pitches: vec![below],
+        tag: Tag {
+            form: plan.sections[0].forms[1],
+            start: 0,
+            len: 1,
+        },
+    });
+    // The top voice's first pitch class, just under that note: the voices cross.
+    let under = (0..below).rev().find(|p| p % 12 == pcs[0]).unwrap();
+    let candidate = ToneEvent {
+        voice: 0,
+        onset: Time::new(1, 1),
+        duration: Time::new(1, 1),
+        pitches: vec![under],
+        tag: Tag {
+            form,
+            start: 0,
+            len: 1,
+        },
+    };
+    assert!(cantus_twelve_tone::state::crosses(
+        &candidate,
+        &state.voices[1].events[0]
+    ));
+    let ctx = CheckContext {
+        domain: &TwelveTone,
+        spec: &plan,
+        state: &state,
+        section: &plan.sections[0],
+        section_index: 0,
+    };
+    let crossing = Violation::hard(
+        cantus_twelve_tone::gate::Rule::Crossing,
+        Location {
+            bar: 1,
+            voice: "v".into(),
+            onset: candidate.onset,
+        },
+        "test",
+    );
+    let RungAction::Candidate { event, .. } =
+        Octave.repair(ctx, &candidate, std::slice::from_ref(&crossing))
+    else {
+        panic!("a register with room above the voice below has an octave that does not cross it");
+    };
+    assert!(
+        event.pitches[0] > candidate.pitches[0]
+            && event.pitches[0] % 12 == candidate.pitches[0] % 12
+    );
+    assert!((top.low..=top.high).contains(&event.pitches[0]));
+    assert!(!cantus_twelve_tone::state::crosses(
+        &event,
+        &state.voices[1].events[0]
+    ));
 }

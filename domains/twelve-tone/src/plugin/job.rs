@@ -91,15 +91,15 @@ pub struct RoundLine {
 
 /// What a compose job came to.
 pub enum Composed {
-    /// A harness or revise run.
+    /// A harness or revise run (boxed: a composition with its trace is large).
     Harness {
-        composition: Composition,
+        composition: Box<Composition>,
         rounds: Vec<RoundLine>,
         written: Written,
     },
-    /// A raw run.
+    /// A raw run (boxed, as a harness run's composition is).
     Raw {
-        outcome: RawOutcome,
+        outcome: Box<RawOutcome>,
         written: Written,
     },
 }
@@ -172,7 +172,10 @@ pub async fn compose(
             let options = model.ask(false);
             let outcome = compose_raw(&piece.spec, seed, model.backend.as_ref(), &options).await?;
             let written = write_raw(dir, &outcome, &piece.spec, seed, None);
-            return Ok(Composed::Raw { outcome, written });
+            return Ok(Composed::Raw {
+                outcome: Box::new(outcome),
+                written,
+            });
         }
         Way::Harness { model } => (model, None),
         Way::Revise { model, rounds } => (model, Some(rounds)),
@@ -201,7 +204,7 @@ pub async fn compose(
     };
     let written = write_composition(dir, &composition, piece, seed, degeneracy, None);
     Ok(Composed::Harness {
-        composition,
+        composition: Box::new(composition),
         rounds,
         written,
     })
