@@ -120,7 +120,7 @@ pub use gate::{
 };
 pub use model::{
     AskOptions, Asking, Choice, Constraint, ConstraintUse, Freedom, Message, ModelBackend,
-    ModelError, ModelExchange, ModelReply, ModelRequest, Role, Sampling, Tally, Usage,
+    ModelError, ModelExchange, ModelReply, ModelRequest, RetryAfter, Role, Sampling, Tally, Usage,
 };
 pub use predicate::{
     CheckContext, FlatViolation, Predicate, RuleId, Severity, Verdict, Verifier, Violation,

@@ -151,6 +151,7 @@ async fn a_failing_backend_is_reported() {
     let backend = Scripted::new(vec![Step::Fail(ModelError::Http {
         status: 503,
         message: "overloaded".into(),
+        retry_after: cantus_framework::RetryAfter::Unsaid,
     })]);
     let out = compose_raw(&spec(), 9, &backend, &AskOptions::default())
         .await

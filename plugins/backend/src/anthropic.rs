@@ -32,6 +32,7 @@ inventory::submit! {
         version: env!("CARGO_PKG_VERSION"),
         description: "Anthropic Messages API (no constrained decoding)",
         build: crate::wire::build::<Anthropic>,
+        bare: false,
     }
 }
 

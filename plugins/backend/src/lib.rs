@@ -2,11 +2,14 @@
 //! clients, retries, cassettes, and the backend registry.
 //!
 //! A `cantus.toml` ([`Config`]) names a backend `kind`; [`build`] finds its factory in
-//! the registry and builds an `Arc<dyn ModelBackend>`. The three HTTP kinds — `openai`,
-//! `anthropic`, `ollama` — are thin clients over reqwest ([`wire`] and a private transport): explicit
-//! timeouts, retries with backoff that honour `Retry-After` ([`retry`]), a concurrency
-//! limit, lenient reading of replies ([`lenient`]), and keys that never leave the
-//! process ([`secret`]). A [`Cassette`] records or replays every exchange.
+//! the registry, builds an `Arc<dyn ModelBackend>` and wraps it in the table's
+//! [`Behaviour`]: a [`Deadline`] per attempt, [`Retry`] of transient failures with
+//! backoff that honours `Retry-After` ([`retry`]), and a [`Concurrency`] limit — the
+//! same wrappers for every kind, tower-style, so no kind implements them itself. The
+//! three HTTP kinds — `openai`, `anthropic`, `ollama` — are thin clients over reqwest
+//! ([`wire`] and a private transport) answering one attempt each, with lenient reading
+//! of replies ([`lenient`]) and keys that never leave the process ([`secret`]). A
+//! [`Cassette`] records or replays every exchange.
 //!
 //! ```
 //! use cantus_backend::{Config, build};
@@ -28,8 +31,11 @@
 //! ```
 
 pub mod anthropic;
+pub mod behaviour;
 pub mod cassette;
+pub mod concurrency;
 pub mod config;
+pub mod deadline;
 pub mod dialect;
 pub mod grammar;
 mod http;
@@ -45,13 +51,17 @@ pub mod validate;
 pub mod wire;
 
 pub use anthropic::AnthropicBackend;
+pub use behaviour::Behaviour;
 pub use cassette::Cassette;
+pub use concurrency::Concurrency;
 pub use config::{BackendConfig, Config, ConfigError, PluginConfig, TomlSource};
+pub use deadline::Deadline;
 pub use dialect::ConstraintDialect;
 pub use null::NullBackend;
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use registry::{BackendFactory, PluginInfo, build, factories, infos};
+pub use retry::{Retry, RetryPolicy};
 pub use secret::{ApiKey, leaks, scrub};
 pub use uniform::Language;
 pub use validate::limits;

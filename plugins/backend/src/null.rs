@@ -26,6 +26,7 @@ inventory::submit! {
         version: env!("CARGO_PKG_VERSION"),
         description: "the null model: a uniformly random string of each request's GBNF constraint (no server; the control a model is reported beside)",
         build,
+        bare: true,
     }
 }
 

@@ -24,6 +24,7 @@ inventory::submit! {
         version: env!("CARGO_PKG_VERSION"),
         description: "Ollama native chat API (/api/chat; JSON-schema format)",
         build: crate::wire::build::<Ollama>,
+        bare: false,
     }
 }
 

@@ -30,6 +30,7 @@ inventory::submit! {
         version: env!("CARGO_PKG_VERSION"),
         description: "OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp, Ollama /v1)",
         build: crate::wire::build::<OpenAi>,
+        bare: false,
     }
 }
 

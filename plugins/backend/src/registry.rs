@@ -2,7 +2,12 @@
 //! `inventory`, so a config file's `kind = "…"` finds it — built-in HTTP clients,
 //! the plugin host's `dynamic` and `subprocess` kinds, or a kind from any crate
 //! linked into the program — and `cantus plugins` can list them all.
+//!
+//! [`build`] is also where every kind gets the `[backend]` table's deadline, retries
+//! and concurrency limit ([`Behaviour`]), wrapped around what its factory built, so no
+//! kind implements them itself and none goes without.
 
+use crate::behaviour::Behaviour;
 use crate::config::{BackendConfig, Config};
 use cantus_framework::{ModelBackend, ModelError};
 use serde::{Deserialize, Serialize};
@@ -22,6 +27,12 @@ pub struct BackendFactory {
     pub description: &'static str,
     /// `config` is the whole file (for its directory and harness settings); `backend` its table.
     pub build: BuildFn,
+    /// `true` for a kind that answers in the caller's process at once and never fails
+    /// transiently (the null model): [`build`] returns it without the deadline, retry
+    /// and concurrency wrappers, so its calls cost nothing more and run where they are
+    /// made. Every kind that waits on something — a server, a library, a program — is
+    /// `false`.
+    pub bare: bool,
 }
 
 inventory::collect!(BackendFactory);
@@ -47,7 +58,8 @@ pub fn infos() -> Vec<PluginInfo> {
         .collect()
 }
 
-/// Builds the backend `config.backend` names.
+/// Builds the backend `config.backend` names, wrapped in the table's [`Behaviour`]
+/// (unless its kind is [`bare`](BackendFactory::bare)).
 pub fn build(config: &Config) -> Result<Arc<dyn ModelBackend>, ModelError> {
     let backend = &config.backend;
     let Some(factory) = factories().into_iter().find(|f| f.kind == backend.kind) else {
@@ -58,7 +70,11 @@ pub fn build(config: &Config) -> Result<Arc<dyn ModelBackend>, ModelError> {
             known.join(", ")
         )));
     };
-    (factory.build)(config, backend)
+    if factory.bare {
+        return (factory.build)(config, backend);
+    }
+    let behaviour = Behaviour::from_config(backend)?;
+    Ok(behaviour.wrap((factory.build)(config, backend)?))
 }
 
 /// One entry of `cantus plugins`: something registered by name.

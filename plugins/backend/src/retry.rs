@@ -1,12 +1,22 @@
-//! When a failed call is tried again, and how long to wait first.
+//! When a failed call is tried again, and how long to wait first — and [`Retry`], the
+//! wrapper that does it for any [`ModelBackend`].
 //!
-//! Transient failures — 408, 429, any 5xx, a refused or broken connection, a timeout —
-//! are retried with exponential backoff, within the configured count. A server's
-//! `Retry-After` (seconds or an HTTP date) replaces the computed delay. Everything else
-//! fails at once: 400/401/403/404/422 will not change by asking again, and neither will
-//! a 429 that says the account's quota is spent (OpenAI's `insufficient_quota`).
+//! Transient failures — 408, 429, any 5xx, a refused or broken connection, a call past
+//! its deadline — are retried with exponential backoff, within the configured count
+//! ([`ModelError::is_transient`] decides, from the error alone). A server's
+//! `Retry-After` (seconds or an HTTP date), carried in the error, replaces the computed
+//! delay. Everything else fails at once: 400/401/403/404/422 will not change by asking
+//! again, and neither will a 429 that says the account's quota is spent (OpenAI's
+//! `insufficient_quota`), a refusal, an unreadable reply or a plugin's failure.
+//!
+//! Retrying is a wrapper rather than a loop inside the HTTP client so that every
+//! backend kind — HTTP, a dynamic library, a subprocess, a kind from another crate —
+//! gets the same policy from the same `[backend]` keys.
 
-use std::time::{Duration, SystemTime};
+use async_trait::async_trait;
+use cantus_framework::{ModelBackend, ModelError, ModelReply, ModelRequest};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The longest wait Cantus accepts before a retry; a `Retry-After` asking for more
 /// ends the call with the server's error instead of stalling the run.
@@ -30,9 +40,79 @@ impl RetryPolicy {
     }
 }
 
-/// Whether an HTTP status is worth another attempt.
+/// A backend that asks `inner` again after a transient failure, within a
+/// [`RetryPolicy`]. The reply counts the attempts beyond the first in
+/// [`ModelReply::retries`] (added to any the inner backend reports) and the wall time
+/// of every attempt and wait in [`ModelReply::latency_ms`]; the last error says how
+/// many retries were spent, or that the server asked to wait longer than
+/// [`MAX_RETRY_WAIT`].
+pub struct Retry {
+    inner: Arc<dyn ModelBackend>,
+    policy: RetryPolicy,
+}
+
+impl Retry {
+    /// `inner`, retried under `policy`.
+    pub fn new(inner: Arc<dyn ModelBackend>, policy: RetryPolicy) -> Retry {
+        Retry { inner, policy }
+    }
+}
+
+#[async_trait]
+impl ModelBackend for Retry {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        let started = Instant::now();
+        let mut retries = 0;
+        loop {
+            let error = match self.inner.complete(request).await {
+                Ok(mut reply) => {
+                    reply.retries = reply.retries.saturating_add(retries);
+                    reply.latency_ms = reply.latency_ms.max(elapsed_ms(started));
+                    return Ok(reply);
+                }
+                Err(error) => error,
+            };
+            let transient = error.is_transient();
+            let wait = error
+                .retry_after()
+                .unwrap_or_else(|| self.policy.delay(retries + 1));
+            if !transient || retries >= self.policy.retries || wait > MAX_RETRY_WAIT {
+                return Err(gave_up(error, transient, retries, wait));
+            }
+            retries += 1;
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// Milliseconds since `started`, saturating.
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The error to report after the last attempt, saying how many retries were spent.
+fn gave_up(error: ModelError, transient: bool, retries: u32, wait: Duration) -> ModelError {
+    let note = if transient && wait > MAX_RETRY_WAIT {
+        format!(
+            " (the server asked to wait {} s, more than the {} s Cantus waits)",
+            wait.as_secs(),
+            MAX_RETRY_WAIT.as_secs()
+        )
+    } else if retries > 0 {
+        format!(" (gave up after {retries} retries)")
+    } else {
+        String::new()
+    };
+    error.noted(&note)
+}
+
+/// Whether an HTTP status is worth another attempt (see [`ModelError::transient_status`]).
 pub fn retryable_status(status: u16) -> bool {
-    status == 408 || status == 429 || (500..=599).contains(&status)
+    ModelError::transient_status(status)
 }
 
 /// Whether a 429 body says the quota is spent (asking again will not help).

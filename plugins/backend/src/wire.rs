@@ -1,15 +1,17 @@
 //! What the three HTTP backends share: settings read from a `[backend]` table, the
-//! [`WireFormat`] each implements, and [`HttpBackend`], which times a call, sends it
-//! through the shared HTTP transport and fills in the [`ModelReply`].
+//! [`WireFormat`] each implements, and [`HttpBackend`], which times one attempt, sends
+//! it through the shared HTTP transport and fills in the [`ModelReply`]. Its deadline,
+//! retries and concurrency limit are wrapped around it by [`crate::build`], as for
+//! every backend kind ([`crate::behaviour`]).
 
+use crate::behaviour::seconds;
 use crate::config::{BackendConfig, Config};
 use crate::http::{Transport, TransportSettings};
-use crate::retry::RetryPolicy;
 use crate::secret::ApiKey;
 use async_trait::async_trait;
 use cantus_framework::{ConstraintUse, ModelBackend, ModelError, ModelReply, ModelRequest, Usage};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Model and sampling defaults from the config; a request's [`Sampling`](cantus_framework::Sampling) overrides them.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,7 +59,8 @@ pub trait WireFormat: Send + Sync + 'static {
     fn parse(body: &serde_json::Value) -> Result<Parsed, ModelError>;
 }
 
-/// A model behind an HTTP API speaking `W`.
+/// A model behind an HTTP API speaking `W`, one attempt per call: no deadline, retry
+/// or concurrency limit of its own (the registry's [`build`] wraps those around it).
 pub struct HttpBackend<W: WireFormat> {
     endpoint: reqwest::Url,
     settings: Settings,
@@ -85,17 +88,6 @@ impl<W: WireFormat> HttpBackend<W> {
         let key = read_key(backend.api_key_env.as_deref(), &base)?;
         let transport = Transport::new(TransportSettings {
             connect_timeout: seconds(backend.connect_timeout_s, "connect_timeout_s")?,
-            timeout: seconds(backend.timeout_s, "timeout_s")?,
-            policy: RetryPolicy {
-                retries: backend.retries,
-                backoff: Duration::try_from_secs_f64(backend.backoff_s.max(0.0)).map_err(|_| {
-                    ModelError::Config(format!(
-                        "backoff_s = {} is not a duration",
-                        backend.backoff_s
-                    ))
-                })?,
-            },
-            concurrency: backend.concurrency,
             key,
         })?;
         Ok(HttpBackend {
@@ -140,7 +132,7 @@ impl<W: WireFormat> ModelBackend for HttpBackend<W> {
             .transport
             .post_json(&self.endpoint, &headers, &body)
             .await?;
-        let parsed = W::parse(&answer.body).map_err(|e| match e {
+        let parsed = W::parse(&answer).map_err(|e| match e {
             ModelError::BadReply(m) => {
                 ModelError::BadReply(crate::secret::scrub(&m, self.transport.key()))
             }
@@ -152,7 +144,7 @@ impl<W: WireFormat> ModelBackend for HttpBackend<W> {
             stop_reason: parsed.stop_reason,
             model: parsed.model,
             constraint,
-            retries: answer.retries,
+            retries: 0,
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
     }
@@ -208,16 +200,5 @@ fn read_key(var: Option<&str>, base: &reqwest::Url) -> Result<Option<ApiKey>, Mo
         None => Err(ModelError::Config(format!(
             "environment variable `{var}` (api_key_env) is not set; export it with your API key"
         ))),
-    }
-}
-
-fn seconds(value: f64, key: &str) -> Result<Duration, ModelError> {
-    if value.is_finite() && value > 0.0 {
-        Duration::try_from_secs_f64(value)
-            .map_err(|_| ModelError::Config(format!("{key} = {value} is not a duration")))
-    } else {
-        Err(ModelError::Config(format!(
-            "{key} must be a positive number of seconds, not {value}"
-        )))
     }
 }

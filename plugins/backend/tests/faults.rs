@@ -132,7 +132,8 @@ async fn client_errors_are_not_retried() {
             err,
             ModelError::Http {
                 status,
-                message: format!("no good ({status})")
+                message: format!("no good ({status})"),
+                retry_after: cantus_framework::RetryAfter::Unsaid,
             }
         );
     }

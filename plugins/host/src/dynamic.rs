@@ -204,13 +204,28 @@ impl Drop for DynamicPlugin {
 #[derive(Debug, Clone)]
 pub struct DynamicBackend {
     plugin: Arc<DynamicPlugin>,
-    timeout: Duration,
+    /// `None`: the caller bounds each call (the registry's `Deadline` wrapper).
+    timeout: Option<Duration>,
 }
 
 impl DynamicBackend {
     /// A backend calling `plugin`, giving up on a call after `timeout`.
     pub fn new(plugin: Arc<DynamicPlugin>, timeout: Duration) -> Self {
-        DynamicBackend { plugin, timeout }
+        DynamicBackend {
+            plugin,
+            timeout: Some(timeout),
+        }
+    }
+
+    /// A backend calling `plugin` with no time limit of its own: its caller bounds each
+    /// call (as `cantus_backend::build` does with a `Deadline`). A call whose caller
+    /// stops waiting is abandoned as at a timeout; the library stays loaded until it
+    /// returns.
+    pub fn without_timeout(plugin: Arc<DynamicPlugin>) -> Self {
+        DynamicBackend {
+            plugin,
+            timeout: None,
+        }
     }
 
     /// The plugin's identity.
@@ -232,15 +247,20 @@ impl ModelBackend for DynamicBackend {
         let plugin = Arc::clone(&self.plugin);
         let call = tokio::task::spawn_blocking(move || plugin.call_json(&bytes));
         let name = &self.plugin.info.name;
-        let joined = match tokio::time::timeout(self.timeout, call).await {
-            Ok(joined) => joined,
-            Err(_) => {
-                return Err(ModelError::Plugin(format!(
-                    "plugin `{name}` gave no reply within {:.1} s; the call was abandoned \
-                     (the library stays loaded until it returns)",
-                    self.timeout.as_secs_f64()
-                )));
-            }
+        // Dropping `call` (here at the timeout, or with this future when the caller
+        // stops waiting) detaches the blocking thread; it holds the plugin until it returns.
+        let joined = match self.timeout {
+            None => call.await,
+            Some(timeout) => match tokio::time::timeout(timeout, call).await {
+                Ok(joined) => joined,
+                Err(_) => {
+                    return Err(ModelError::Plugin(format!(
+                        "plugin `{name}` gave no reply within {:.1} s; the call was abandoned \
+                         (the library stays loaded until it returns)",
+                        timeout.as_secs_f64()
+                    )));
+                }
+            },
         };
         let reply = joined.map_err(|e| {
             ModelError::Plugin(format!("plugin `{name}`: the call thread failed: {e}"))

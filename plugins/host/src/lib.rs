@@ -10,8 +10,11 @@
 //! * `subprocess` ([`subprocess`]): any program speaking the JSON-lines protocol;
 //!   config key `command`, run in the config file's directory.
 //!
-//! Both honour the `[backend]` table's `timeout_s` per call and `name` (refuse a plugin
-//! with another name). [`describe`] loads a plugin only to ask who it is, for
+//! Both honour the `[backend]` table's `name` (refuse a plugin with another name).
+//! Built through `cantus_backend::build`, both get the same deadline (`timeout_s`),
+//! retries and concurrency limit as every other kind, as wrappers around them; built
+//! directly, [`DynamicBackend::new`] and [`SubprocessBackend::new`] keep a time limit
+//! of their own per call. [`describe`] loads a plugin only to ask who it is, for
 //! `cantus plugins`. A program gets these kinds by linking this crate (calling any of
 //! its functions, e.g. [`entries`], is enough).
 
@@ -36,6 +39,7 @@ inventory::submit! {
         version: env!("CARGO_PKG_VERSION"),
         description: "a shared library exporting the Cantus plugin C ABI (config: path)",
         build: build_dynamic,
+        bare: false,
     }
 }
 
@@ -45,6 +49,7 @@ inventory::submit! {
         version: env!("CARGO_PKG_VERSION"),
         description: "a program speaking the Cantus JSON-lines plugin protocol (config: command)",
         build: build_subprocess,
+        bare: false,
     }
 }
 
@@ -111,7 +116,6 @@ fn build_dynamic(
     config: &Config,
     backend: &BackendConfig,
 ) -> Result<Arc<dyn ModelBackend>, ModelError> {
-    let timeout = timeout_of(backend)?;
     let path = library_path(config, &as_plugin(backend))?;
     let plugin = DynamicPlugin::load(&path)?;
     if let Some(expected) = backend.name.as_deref().filter(|n| *n != plugin.info().name) {
@@ -121,7 +125,8 @@ fn build_dynamic(
             plugin.info().name
         )));
     }
-    Ok(Arc::new(DynamicBackend::new(Arc::new(plugin), timeout)))
+    // The registry wraps the deadline around it.
+    Ok(Arc::new(DynamicBackend::without_timeout(Arc::new(plugin))))
 }
 
 fn build_subprocess(
@@ -130,8 +135,12 @@ fn build_subprocess(
 ) -> Result<Arc<dyn ModelBackend>, ModelError> {
     let timeout = timeout_of(backend)?;
     let command = plugin_command(config, &as_plugin(backend))?;
+    // The registry wraps each call's deadline around it; the first call, which starts
+    // the plugin, is bounded by that deadline too.
     Ok(Arc::new(
-        SubprocessBackend::new(command, timeout).expecting_name(backend.name.clone()),
+        SubprocessBackend::new(command, timeout)
+            .without_call_timeout()
+            .expecting_name(backend.name.clone()),
     ))
 }
 

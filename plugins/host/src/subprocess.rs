@@ -90,7 +90,10 @@ impl PluginCommand {
 /// restarted after a crash or hang. Calls are answered one at a time.
 pub struct SubprocessBackend {
     command: PluginCommand,
+    /// Bounds starting the plugin and its handshake (at least 10 s).
     timeout: Duration,
+    /// Bounds one exchange; `None`: the caller does (the registry's `Deadline`).
+    call_timeout: Option<Duration>,
     expected_name: Option<String>,
     sink: StderrSink,
     running: tokio::sync::Mutex<Option<Running>>,
@@ -104,6 +107,7 @@ impl std::fmt::Debug for SubprocessBackend {
         f.debug_struct("SubprocessBackend")
             .field("command", &self.command)
             .field("timeout", &self.timeout)
+            .field("call_timeout", &self.call_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -116,6 +120,7 @@ impl SubprocessBackend {
         SubprocessBackend {
             command,
             timeout,
+            call_timeout: Some(timeout),
             expected_name: None,
             sink: stderr_sink(),
             running: tokio::sync::Mutex::new(None),
@@ -127,6 +132,15 @@ impl SubprocessBackend {
     /// Sends the plugin's stderr lines to `sink` instead of our stderr.
     pub fn with_stderr_sink(mut self, sink: StderrSink) -> Self {
         self.sink = sink;
+        self
+    }
+
+    /// Leaves each call's time limit to the caller (as `cantus_backend::build` does
+    /// with a `Deadline`); the timeout given to [`new`](Self::new) still bounds the
+    /// plugin's start and handshake. A call whose caller stops waiting kills the
+    /// process, as a hang past the timeout does, and the next call starts a fresh one.
+    pub fn without_call_timeout(mut self) -> Self {
+        self.call_timeout = None;
         self
     }
 
@@ -184,26 +198,40 @@ impl ModelBackend for SubprocessBackend {
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
         let started = Instant::now();
-        let mut guard = self.running.lock().await;
-        let running = self.ensure_started(&mut guard).await?;
+        let mut slot = self.running.lock().await;
+        self.ensure_started(&mut slot).await?;
+        // The process is out of its slot for the exchange and goes back only when the
+        // exchange ended in a whole answer. A caller that stops waiting mid-exchange (a
+        // deadline) drops it here instead, killing it, so no late reply is ever read as
+        // the answer to the next request.
+        let Some(mut running) = slot.take() else {
+            return Err(ModelError::Plugin("the plugin process vanished".into()));
+        };
         let name = running.info.name.clone();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let line = serde_json::json!({ "id": id, "request": request }).to_string();
-        let outcome = tokio::time::timeout(self.timeout, running.exchange(id, &line)).await;
+        let exchange = running.exchange(id, &line);
+        let outcome = match self.call_timeout {
+            Some(timeout) => tokio::time::timeout(timeout, exchange)
+                .await
+                .map_err(|_| format!("gave no reply within {:.1} s", timeout.as_secs_f64())),
+            None => Ok(exchange.await),
+        };
         let fault = match outcome {
-            Ok(Ok(reply)) => return reply_from_json(reply, &name, started),
+            Ok(Ok(reply)) => {
+                *slot = Some(running);
+                return reply_from_json(reply, &name, started);
+            }
             Ok(Err(Fault::Refused(message))) => {
+                *slot = Some(running);
                 return Err(ModelError::Plugin(format!(
                     "subprocess plugin `{name}` refused the request: {message}"
                 )));
             }
             Ok(Err(Fault::Broken(cause))) => cause,
-            Err(_) => format!("gave no reply within {:.1} s", self.timeout.as_secs_f64()),
+            Err(late) => late,
         };
-        let report = match guard.take() {
-            Some(running) => running.tear_down().await,
-            None => String::new(),
-        };
+        let report = running.tear_down().await;
         Err(ModelError::Plugin(format!(
             "subprocess plugin `{name}` {fault}{report}; it will be restarted on the next call"
         )))
