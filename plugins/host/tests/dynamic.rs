@@ -280,3 +280,58 @@ async fn a_call_past_the_timeout_is_abandoned_and_the_library_stays_loaded_until
     drop(backend);
     tokio::time::sleep(Duration::from_millis(2000)).await;
 }
+
+/// A dynamic backend built through the registry from a config naming `path`, with
+/// the `[backend]` lines `extra`.
+fn registry_backend(path: &Path, extra: &str) -> Arc<dyn ModelBackend> {
+    let config = Config::from_toml_str(
+        &format!(
+            "[backend]\nkind = \"dynamic\"\npath = \"{}\"\n{extra}\n",
+            path.display()
+        ),
+        "cantus.toml",
+    )
+    .expect("config reads");
+    cantus_backend::build(&config).expect("the dynamic kind is registered")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dynamic_plugin_built_from_a_config_gets_its_deadline_and_concurrency_limit() {
+    let dir = support::scratch_dir("wrapped");
+    let Some(path) = compile_cdylib(&dir, "slow_plugin", &slow_plugin_source(300)) else {
+        return;
+    };
+    // The deadline: a late call is a timeout, named as the trace names the backend.
+    let backend = registry_backend(&path, "timeout_s = 0.1\nretries = 0");
+    let result = backend.complete(&request(json!(null))).await;
+    assert_eq!(
+        result,
+        Err(ModelError::Timeout(
+            "no answer from dynamic:slow within timeout_s = 0.1 s".into()
+        ))
+    );
+    // The limit: three calls at once, one at a time, each 300 ms inside the library.
+    // (Unlimited, the three would share the same 300 ms on the blocking pool.)
+    let backend = registry_backend(&path, "timeout_s = 20\nconcurrency = 1");
+    let started = std::time::Instant::now();
+    let calls: Vec<_> = (0..3)
+        .map(|_| {
+            let backend = Arc::clone(&backend);
+            tokio::spawn(async move { backend.complete(&request(json!(null))).await })
+        })
+        .collect();
+    for call in calls {
+        let outcome = call.await.expect("the call's task ran");
+        assert!(
+            matches!(&outcome, Err(ModelError::Plugin(m)) if m.contains("refused")),
+            "a refusal is not retried: {outcome:?}"
+        );
+    }
+    assert!(
+        started.elapsed() >= Duration::from_millis(850),
+        "three calls of 300 ms at concurrency = 1 took only {:?}",
+        started.elapsed()
+    );
+    // Let the abandoned first call return before the test process ends.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+}

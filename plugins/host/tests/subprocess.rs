@@ -524,3 +524,71 @@ async fn a_plugin_that_quits_after_the_handshake_fails_the_call_not_the_host() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_plugin_built_from_a_config_that_hangs_once_is_cut_off_and_asked_again() {
+    let Some(python) = support::python3("subprocess deadline and retry from a config") else {
+        return;
+    };
+    let dir = support::scratch_dir("hang-retry");
+    let marker = dir.join("hung-once");
+    let script = inline_plugin(
+        &dir,
+        "sleeper",
+        "if not os.path.exists(marker):\n    open(marker, 'w').close()\n    time.sleep(60)\nsend({'id': req['id'], 'reply': {'text': 'awake'}})",
+    );
+    let config = Config::from_toml_str(
+        &format!(
+            "[backend]\nkind = \"subprocess\"\ncommand = [\"{python}\", \"{}\", \"{}\"]\n\
+             timeout_s = 3\nretries = 1\nbackoff_s = 0.01\n",
+            script.display(),
+            marker.display()
+        ),
+        "cantus.toml",
+    )
+    .expect("config reads");
+    let backend = cantus_backend::build(&config).expect("the subprocess kind is registered");
+    let started = Instant::now();
+    let reply = backend
+        .complete(&request(json!(null)))
+        .await
+        .expect("the retry, in a fresh process, answers");
+    assert_eq!((reply.text.as_str(), reply.retries), ("awake", 1));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        reply.latency_ms >= 2900,
+        "latency counts the late attempt: {}",
+        reply.latency_ms
+    );
+}
+
+#[tokio::test]
+async fn a_caller_that_stops_waiting_never_gets_the_late_reply_on_its_next_call() {
+    let Some(python) = support::python3("subprocess cancelled mid-exchange") else {
+        return;
+    };
+    let dir = support::scratch_dir("cancelled");
+    let script = inline_plugin(
+        &dir,
+        "dawdler",
+        "time.sleep(0.5)\nsend({'id': req['id'], 'reply': {'text': 'answer to %d' % req['id']}})",
+    );
+    let backend = SubprocessBackend::new(command(&python, &script, &[]), Duration::from_secs(20));
+    backend.identify().await.expect("handshake");
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(100),
+        backend.complete(&request(json!(null))),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the first call is still unanswered");
+    // The first process is gone with its late reply; a fresh one answers the second request.
+    let reply = backend
+        .complete(&request(json!(null)))
+        .await
+        .expect("a fresh process answers");
+    assert_eq!(reply.text, "answer to 2");
+}
