@@ -53,19 +53,28 @@ pub struct BackendConfig {
     /// (see [`crate::dialect`]).
     #[serde(default)]
     pub constraint: ConstraintDialect,
-    /// Seconds allowed to establish a connection.
+    /// Seconds allowed to establish a connection (HTTP kinds).
     #[serde(default = "defaults::connect_timeout_s")]
     pub connect_timeout_s: f64,
-    /// Seconds allowed for a whole call (one attempt).
+    /// Seconds allowed for one attempt of a call, for every kind (the `Deadline`
+    /// wrapper); a late attempt is a timeout, retried like a dropped connection. For
+    /// `subprocess`, the first call's attempt includes starting the plugin and its
+    /// handshake (before, a start had at least 10 s whatever `timeout_s` said).
     #[serde(default = "defaults::timeout_s")]
     pub timeout_s: f64,
-    /// Retries after the first attempt for 429, 5xx and connection errors.
+    /// Retries after the first attempt of a transient failure (408, 429, 5xx, a broken
+    /// connection, a timeout), for every kind (the `Retry` wrapper). A plugin's refusal
+    /// or crash is not transient and is not retried; a hung plugin (past `timeout_s`) is.
     #[serde(default = "defaults::retries")]
     pub retries: u32,
     /// Base delay of the exponential backoff, in seconds (a `Retry-After` header wins).
     #[serde(default = "defaults::backoff_s")]
     pub backoff_s: f64,
-    /// Calls in flight at once.
+    /// Calls in flight at once, for every kind (the `Concurrency` wrapper), shared by
+    /// all callers of the built backend. A `dynamic` plugin's calls were not limited
+    /// before: they now run one at a time unless this is raised (a plugin must be safe
+    /// to call from several threads at once anyway). A `subprocess` plugin answers one
+    /// call at a time whatever this says.
     #[serde(default = "defaults::concurrency")]
     pub concurrency: u32,
     /// `dynamic`: the plugin library (relative to the config file's directory).

@@ -8,7 +8,9 @@
 //! control every model figure is reported beside. A request without a grammar (an
 //! unconstrained or JSON-schema request) has no language to draw from and is refused
 //! with a configuration error, so a raw condition records the null model as failed
-//! rather than inventing an answer.
+//! rather than inventing an answer. It is the one `bare` kind: answering in-process at
+//! once, it is built without the deadline, retry and concurrency wrappers, so a
+//! `--jobs N` run draws on each piece's thread as before.
 
 use crate::config::{BackendConfig, Config};
 use crate::registry::BackendFactory;

@@ -190,7 +190,7 @@ async fn a_hung_attempt_ends_at_the_deadline_and_is_asked_again() {
         .unwrap_err();
     assert_eq!(
         err,
-        ModelError::Timeout("no answer from fake:script within timeout_s = 0.2 s".into())
+        ModelError::Timeout("no answer within timeout_s = 0.2 s".into())
     );
     assert_eq!(fake.in_flight(), 0, "the late attempt was dropped");
 
