@@ -702,6 +702,31 @@ mod tests {
     }
 
     #[test]
+    fn an_http_error_says_in_json_what_the_server_said_only_when_it_said_something() {
+        use super::{ModelError, RetryAfter};
+        let recorded = r#"{"kind":"http","message":{"status":503,"message":"busy"}}"#;
+        let read: ModelError = serde_json::from_str(recorded).unwrap();
+        assert_eq!(
+            read,
+            ModelError::Http {
+                status: 503,
+                message: "busy".into(),
+                retry_after: RetryAfter::Unsaid,
+            }
+        );
+        assert!(read.is_transient());
+        assert_eq!(serde_json::to_string(&read).unwrap(), recorded);
+        let spent = ModelError::Http {
+            status: 429,
+            message: "quota".into(),
+            retry_after: RetryAfter::Never,
+        };
+        assert!(!spent.is_transient());
+        let json = serde_json::to_string(&spent).unwrap();
+        assert_eq!(serde_json::from_str::<ModelError>(&json).unwrap(), spent);
+    }
+
+    #[test]
     fn gbnf_literals_escape_quotes_backslashes_and_newlines() {
         assert_eq!(super::gbnf_literal("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
         assert_eq!(super::gbnf_literal("C#4@1>2"), "\"C#4@1>2\"");

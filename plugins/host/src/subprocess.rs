@@ -17,7 +17,9 @@
 //! [`ModelError::Plugin`] naming the cause, its exit status and the last lines of its
 //! stderr; the process is discarded and the next call starts a fresh one, so a run goes
 //! on within its budget. An `error` reply is the plugin refusing one request: the
-//! process stays. The plugin's stderr is forwarded line by line, prefixed with its
+//! process stays. A caller that stops waiting mid-call (a deadline wrapped around the
+//! backend) has the process killed the same way, so a late reply is never read as the
+//! answer to the next request. The plugin's stderr is forwarded line by line, prefixed with its
 //! name, to a sink (stderr by default) and never mixed into the protocol.
 
 mod process;
