@@ -36,6 +36,13 @@ pub struct Piece {
     pub explained: usize,
     /// `explained / notes` (0 for a piece without notes).
     pub share: f64,
+    /// Notes complete statements explain: what the verdict weighs.
+    pub explained_by_complete: usize,
+    /// `explained_by_complete / notes`.
+    pub complete_share: f64,
+    /// The same share in the highest of the piece's shuffled copies (the verdict's
+    /// control); `None` when no control was computed.
+    pub control_complete_share: Option<f64>,
     pub statements: usize,
     /// Of them, complete ones.
     pub complete: usize,
@@ -123,6 +130,9 @@ fn piece(path: &Path, read: &ReadOptions, options: &Options) -> Piece {
         row_source: None,
         explained: 0,
         share: 0.0,
+        explained_by_complete: 0,
+        complete_share: 0.0,
+        control_complete_share: None,
         statements: 0,
         complete: 0,
         canons: 0,
@@ -159,11 +169,20 @@ fn piece(path: &Path, read: &ReadOptions, options: &Options) -> Piece {
     out.row_name = analysis.row_name.clone();
     out.row_source = Some(analysis.row_source);
     out.explained = analysis.explained;
-    out.share = if analysis.notes == 0 {
-        0.0
-    } else {
-        analysis.explained as f64 / analysis.notes as f64
+    let share = |part: usize, whole: usize| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
     };
+    out.share = share(analysis.explained, analysis.notes);
+    out.explained_by_complete = analysis.explained_by_complete;
+    out.complete_share = share(analysis.explained_by_complete, analysis.notes);
+    out.control_complete_share = analysis
+        .control
+        .highest()
+        .map(|c| share(c.explained_by_complete, c.notes));
     out.statements = analysis.statements.len();
     out.complete = analysis.statements.iter().filter(|s| s.complete).count();
     out.canons = analysis.canons.len();
@@ -183,12 +202,17 @@ impl fmt::Display for Corpus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "| piece | notes | row found | explained | statements (complete) | canons | verdict |"
+            "| piece | notes | row found | explained | statements (complete) | canons | verdict | in complete statements | shuffled copies (highest) |"
         )?;
-        writeln!(f, "|---|---|---|---|---|---|---|")?;
+        writeln!(f, "|---|---|---|---|---|---|---|---|---|")?;
         for p in &self.pieces {
             if let Some(e) = &p.error {
-                writeln!(f, "| {} | – | error: {} | – | – | – | – |", p.file, cell(e))?;
+                writeln!(
+                    f,
+                    "| {} | – | error: {} | – | – | – | – | – | – |",
+                    p.file,
+                    cell(e)
+                )?;
                 continue;
             }
             let explained = if p.notes == 0 {
@@ -208,9 +232,17 @@ impl fmt::Display for Corpus {
             } else {
                 p.notes.to_string()
             };
+            let complete = if p.notes == 0 {
+                "–".to_owned()
+            } else {
+                percent(p.explained_by_complete, p.notes)
+            };
+            let control = p
+                .control_complete_share
+                .map_or_else(|| "–".to_owned(), |c| format!("{:.1}%", 100.0 * c));
             writeln!(
                 f,
-                "| {} | {notes} | {row} | {explained} | {} ({}) | {} | {} |",
+                "| {} | {notes} | {row} | {explained} | {} ({}) | {} | {} | {complete} | {control} |",
                 p.file,
                 p.statements,
                 p.complete,

@@ -32,7 +32,11 @@ pub fn analyze(
         .transpose()
         .map_err(|e| row_error(py, e))?
         .map(|(row, _)| row);
-    let options = Options { row, min_positions };
+    let options = Options {
+        row,
+        min_positions,
+        ..Options::default()
+    };
     let scored = Arc::clone(&score.score);
     let analysis = py.detach(|| analyse(&scored, &options)).map_err(|e| {
         error(

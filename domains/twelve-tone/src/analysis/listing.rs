@@ -1,7 +1,10 @@
 //! The analysis as text for people: the row and verdict, then each statement with
 //! its notes one per line, then elisions, canons and the notes left unexplained.
 
-use super::report::{AnalysedNote, Analysis, CanonRelation, Labels, NoteRole, RowSource, Verdict};
+use super::report::{
+    AnalysedNote, Analysis, CanonRelation, Labels, MARGIN_PERCENT, NoteRole, PARTLY_PERCENT,
+    RowSource, TWELVE_TONE_PERCENT, Verdict,
+};
 use crate::row::{RowForm, note_name};
 use cantus_music::time_text;
 use std::fmt::{self, Write as _};
@@ -98,26 +101,17 @@ impl Analysis {
             .map_or_else(String::new, |n| format!(" ({n})"));
         match (&self.row, self.row_source) {
             (Some(row), RowSource::Given) => writeln!(f, "Row: {row}{name}, given")?,
-            (Some(row), _) => writeln!(
+            (Some(row), RowSource::Inferred) => writeln!(
                 f,
                 "Row: {row}{name}, inferred (the best of {} rows tried)",
                 self.rows_tried
             )?,
-            (None, _) => {
-                write!(f, "Row: none found ({} rows tried", self.rows_tried)?;
-                if let Some(r) = &self.best_rejected {
-                    let rname = r
-                        .row_name
-                        .as_deref()
-                        .map_or_else(String::new, |n| format!(" ({n})"));
-                    write!(
-                        f,
-                        "; the best, {}{rname}, explains {} of {} notes, {} by complete statements",
-                        r.row, r.explained, self.notes, r.explained_by_complete
-                    )?;
-                }
-                writeln!(f, ")")?;
-            }
+            (Some(row), RowSource::NotFound) => writeln!(
+                f,
+                "Row: none found ({} rows tried; the best, {row}, finds no more than chance: its statements are listed below)",
+                self.rows_tried
+            )?,
+            (None, _) => writeln!(f, "Row: none found ({} rows tried)", self.rows_tried)?,
         }
         let verdict = match self.verdict {
             Verdict::TwelveTone => "twelve-tone",
@@ -136,6 +130,7 @@ impl Analysis {
             self.statements.len() - complete,
             percent(self.explained_by_complete, self.notes)
         )?;
+        self.control_line(f)?;
         if self.row.is_some() {
             writeln!(
                 f,
@@ -143,6 +138,36 @@ impl Analysis {
             )?;
         }
         Ok(())
+    }
+}
+
+impl Analysis {
+    /// `Control: …`: what the shuffled copies reached, and what the verdict asks.
+    fn control_line(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.notes == 0 {
+            return Ok(());
+        }
+        let Some(high) = self.control.highest() else {
+            let why = self
+                .control
+                .skipped
+                .as_deref()
+                .unwrap_or("no copy analysed");
+            return writeln!(
+                f,
+                "Control: none ({why}); the verdict rests on the share in complete statements alone (twelve-tone from {TWELVE_TONE_PERCENT}%)"
+            );
+        };
+        let copies = self.control.copies.len();
+        let (c, n) = self.control.copies.iter().fold((0, 0), |(c, n), k| {
+            (c + k.explained_by_complete, n + k.notes)
+        });
+        writeln!(
+            f,
+            "Control: {copies} copies, pitch classes shuffled: at most {} in complete statements ({} all together); twelve-tone needs {TWELVE_TONE_PERCENT}% and {MARGIN_PERCENT} points over the copies (partly twelve-tone {PARTLY_PERCENT}% and {MARGIN_PERCENT} points)",
+            percent(high.explained_by_complete, high.notes),
+            percent(c, n)
+        )
     }
 }
 

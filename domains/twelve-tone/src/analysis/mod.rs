@@ -68,6 +68,7 @@
 mod absorb;
 mod align;
 mod canon;
+mod control;
 mod infer;
 mod listing;
 mod marks;
@@ -78,11 +79,12 @@ mod select;
 mod strands;
 mod texture;
 
+pub use control::{CONTROL_COPIES, CONTROL_MAX_NOTES, CONTROL_SEED, MAX_CONTROL_COPIES};
 pub use listing::percent;
 pub use marks::annotations;
 pub use report::{
-    AnalysedNote, Analysis, Canon, CanonRelation, Elision, Labels, NoteRole, Rejected, RowSource,
-    Statement, Verdict,
+    AnalysedNote, Analysis, Canon, CanonRelation, Control, ControlCopy, Elision, Labels,
+    MARGIN_PERCENT, NoteRole, PARTLY_PERCENT, RowSource, Statement, TWELVE_TONE_PERCENT, Verdict,
 };
 
 use crate::row::{Convention, FormTable, HistoricalRow, Row};
@@ -117,6 +119,10 @@ pub struct Options {
     pub row: Option<Row>,
     /// Fewest order positions (1..=12) a statement must sound to be reported.
     pub min_positions: u8,
+    /// Shuffled copies analysed as the verdict's control (0..=[`MAX_CONTROL_COPIES`];
+    /// 0 skips the control, and the verdict rests on the share in complete
+    /// statements alone). Each copy is one more analysis.
+    pub control_copies: u8,
 }
 
 impl Default for Options {
@@ -124,6 +130,7 @@ impl Default for Options {
         Options {
             row: None,
             min_positions: DEFAULT_MIN_POSITIONS,
+            control_copies: CONTROL_COPIES,
         }
     }
 }
@@ -137,6 +144,9 @@ pub enum AnalysisError {
     /// [`Options::min_positions`] is not 1..=12.
     #[error("min_positions must be between 1 and 12, got {0}")]
     MinPositions(u8),
+    /// [`Options::control_copies`] is more than [`MAX_CONTROL_COPIES`].
+    #[error("control_copies must be at most {MAX_CONTROL_COPIES}, got {0}")]
+    ControlCopies(u8),
     /// More notes than are analysed ([`MAX_ANALYSED_NOTES`]).
     #[error("the piece has {notes} notes; at most {limit} are analysed (analyse it in parts)")]
     TooManyNotes {
@@ -152,6 +162,9 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
     if !(1..=12).contains(&options.min_positions) {
         return Err(AnalysisError::MinPositions(options.min_positions));
     }
+    if options.control_copies > MAX_CONTROL_COPIES {
+        return Err(AnalysisError::ControlCopies(options.control_copies));
+    }
     let notes: usize = score
         .voices
         .iter()
@@ -165,7 +178,32 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
         });
     }
     let tex = Texture::new(score).map_err(|e| AnalysisError::Time(e.describe()))?;
-    let params = SearchParams {
+    let found = best(score, &tex, options);
+    let control = control(score, notes, options)?;
+    let highest = control
+        .highest()
+        .map(|c| (c.explained_by_complete, c.notes));
+    let Some(found) = found else {
+        return Ok(not_found(score, &tex, control, highest));
+    };
+    let verdict = Verdict::of(found.run.in_complete, tex.notes.len(), highest);
+    let source = match (options.row, verdict.passes()) {
+        (Some(_), _) => RowSource::Given,
+        (None, true) => RowSource::Inferred,
+        (None, false) => RowSource::NotFound,
+    };
+    // A name only for a fit that passes: chance fits are forms of historical rows as
+    // often as of any other.
+    let name = found.name.filter(|_| verdict.passes());
+    let mut analysis = found.run.report(score, &tex, source, name, found.tried);
+    analysis.verdict = verdict;
+    analysis.control = control;
+    Ok(analysis)
+}
+
+/// The search parameters for a texture.
+fn params(tex: &Texture, options: &Options) -> SearchParams {
+    SearchParams {
         window: WINDOW,
         far: FAR_PER_SOUNDING * tex.density,
         candidates: 3,
@@ -173,16 +211,31 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
         min_found: options.min_positions,
         elision: true,
         weights: Weights::DEFAULT,
-    };
-    if let Some(row) = options.row {
-        let run = Run::new(score, &tex, &row, &params);
-        return Ok(run.report(score, &tex, RowSource::Given, infer::name(&row), 0));
     }
-    let sequences = infer::sequences(score, &tex);
+}
+
+/// The analysis on the best row: the given one, or the candidate explaining the most.
+struct Found {
+    run: Run,
+    name: Option<&'static HistoricalRow>,
+    /// Rows tried (0 when given).
+    tried: usize,
+}
+
+fn best(score: &Score, tex: &Texture, options: &Options) -> Option<Found> {
+    let params = params(tex, options);
+    if let Some(row) = options.row {
+        return Some(Found {
+            run: Run::new(score, tex, &row, &params),
+            name: infer::name(&row),
+            tried: 0,
+        });
+    }
+    let sequences = infer::sequences(score, tex);
     let candidates = infer::candidates(&sequences);
     let mut best: Option<(Run, Option<&'static HistoricalRow>)> = None;
     for c in infer::analysed(&candidates) {
-        let run = Run::new(score, &tex, &c.row, &params);
+        let run = Run::new(score, tex, &c.row, &params);
         // Notes explained, those in complete statements counting twice: any texture
         // holds stretches that read as most of some form, only serial music is made
         // of whole statements.
@@ -191,13 +244,49 @@ pub fn analyze(score: &Score, options: &Options) -> Result<Analysis, AnalysisErr
             best = Some((run, c.historical));
         }
     }
-    let tried = candidates.len();
-    match best {
-        Some((run, name)) if run.verdict(&tex) != Verdict::NotTwelveTone => {
-            Ok(run.report(score, &tex, RowSource::Inferred, name, tried))
-        }
-        best => Ok(not_found(score, &tex, best, tried)),
+    best.map(|(run, name)| Found {
+        run,
+        name,
+        tried: candidates.len(),
+    })
+}
+
+/// The same analysis on `options.control_copies` shuffled copies of `score` (of
+/// `notes` notes), or why not.
+fn control(score: &Score, notes: usize, options: &Options) -> Result<Control, AnalysisError> {
+    let skipped = |why: String| Control {
+        copies: Vec::new(),
+        skipped: Some(why),
+    };
+    if options.control_copies == 0 {
+        return Ok(skipped("no shuffled copies asked for".to_owned()));
     }
+    if notes == 0 {
+        return Ok(skipped("the piece has no notes".to_owned()));
+    }
+    if notes > CONTROL_MAX_NOTES {
+        return Ok(skipped(format!(
+            "the piece has {notes} notes, more than the {CONTROL_MAX_NOTES} a control is computed for"
+        )));
+    }
+    let mut copies = Vec::with_capacity(usize::from(options.control_copies));
+    for k in 1..=u64::from(options.control_copies) {
+        let seed = CONTROL_SEED + k;
+        let copy = control::shuffled(score, seed);
+        let tex = Texture::new(&copy).map_err(|e| AnalysisError::Time(e.describe()))?;
+        let found = best(&copy, &tex, options);
+        copies.push(ControlCopy {
+            seed,
+            notes: tex.notes.len(),
+            explained: found.as_ref().map_or(0, |f| f.run.explained),
+            explained_by_complete: found.as_ref().map_or(0, |f| f.run.in_complete),
+            row: found.map(|f| f.run.row),
+        });
+    }
+    Ok(Control {
+        copies,
+        skipped: None,
+    })
 }
 
 /// One analysis on one row.
@@ -238,10 +327,6 @@ impl Run {
         }
     }
 
-    fn verdict(&self, tex: &Texture) -> Verdict {
-        Verdict::of(self.explained, self.in_complete, tex.notes.len())
-    }
-
     fn report(
         &self,
         score: &Score,
@@ -279,7 +364,8 @@ impl Run {
             row_name: name.map(|h| h.id.clone()),
             row_source: source,
             rows_tried: tried,
-            verdict: self.verdict(tex),
+            // Set by the caller, once the control is in.
+            verdict: Verdict::NotTwelveTone,
             notes: tex.notes.len(),
             explained: self.explained,
             explained_by_complete: self.in_complete,
@@ -287,25 +373,25 @@ impl Run {
             elisions,
             canons,
             unexplained,
-            best_rejected: None,
+            control: Control::default(),
         }
     }
 }
 
-/// The analysis of a piece no candidate row explains.
+/// The analysis of a piece no row was analysed on (no candidate at all).
 fn not_found(
     score: &Score,
     tex: &Texture,
-    best: Option<(Run, Option<&'static HistoricalRow>)>,
-    tried: usize,
+    control: Control,
+    highest: Option<(usize, usize)>,
 ) -> Analysis {
     let roles = vec![ToneRole::Unexplained; tex.tones.len()];
     Analysis {
         row: None,
         row_name: None,
         row_source: RowSource::NotFound,
-        rows_tried: tried,
-        verdict: Verdict::of(0, 0, tex.notes.len()),
+        rows_tried: 0,
+        verdict: Verdict::of(0, tex.notes.len(), highest),
         notes: tex.notes.len(),
         explained: 0,
         explained_by_complete: 0,
@@ -313,11 +399,6 @@ fn not_found(
         elisions: Vec::new(),
         canons: Vec::new(),
         unexplained: report::unexplained_notes(score, tex, &roles),
-        best_rejected: best.map(|(run, name)| report::Rejected {
-            row: run.row,
-            row_name: name.map(|h| h.id.clone()),
-            explained: run.explained,
-            explained_by_complete: run.in_complete,
-        }),
+        control,
     }
 }

@@ -17,43 +17,116 @@ use serde::Serialize;
 pub enum RowSource {
     /// Given by the caller (`--row`).
     Given,
-    /// Inferred from the piece: the candidate explaining most notes.
+    /// Inferred from the piece: the candidate explaining most notes, and more than
+    /// chance (the [`Verdict`] passes).
     Inferred,
-    /// No candidate explained enough of the piece to call it its row.
+    /// No candidate explained more of the piece than chance: the best one tried is
+    /// reported (its statements are what it found), but it is not the piece's row.
     NotFound,
 }
 
 /// What the analysis concludes about the piece as a whole.
 ///
-/// Both how much is explained and how much of it by *complete* statements count: any
-/// texture with enough pitch classes holds stretches that read as most of some row
-/// form, but only twelve-tone music is made of whole statements.
+/// Only notes in *complete* statements count, and only as far as they exceed what
+/// the same analysis finds in the piece's own notes put in random order (its
+/// [`Control`]). Why: any texture with enough pitch classes holds stretches that
+/// read as most of some form, and complete statements of some row turn up by chance
+/// too — in the calibration (`corpus/twelve-tone/`) free-atonal songs had 27–63% of
+/// their notes in complete statements, and copies with their pitch classes shuffled
+/// as many; Webern's Op. 21 had 94.5% and its shuffled copies at most 66%. A share of
+/// notes "explained" (partial statements included) was about 88% for all of them and
+/// plays no part here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// At least 80% of the notes belong to statements, at least half to complete ones.
+    /// At least [`TWELVE_TONE_PERCENT`]% of the notes are in complete statements, and
+    /// at least [`MARGIN_PERCENT`] points more than in any shuffled copy.
     TwelveTone,
-    /// At least 40% belong to statements, at least a fifth to complete ones.
+    /// At least [`PARTLY_PERCENT`]% in complete statements and [`MARGIN_PERCENT`]
+    /// points more than in any shuffled copy (a piece partly serial, or serial in a
+    /// way the analyser reads only in part). Never given without a control.
     PartlyTwelveTone,
-    /// Less, or no row found: not (or not recognisably) twelve-tone.
+    /// Less: the statements found are no more than chance finds in the same notes.
     NotTwelveTone,
     /// The piece has no notes.
     Empty,
 }
 
+/// Share of notes (percent) complete statements must hold for "twelve-tone": above
+/// every free-atonal song, every shuffled copy and every bar-shuffled copy of Op. 21
+/// in the calibration (at most 66%).
+pub const TWELVE_TONE_PERCENT: usize = 75;
+
+/// Share of notes (percent) complete statements must hold for "partly twelve-tone".
+pub const PARTLY_PERCENT: usize = 25;
+
+/// How far (percentage points) the piece's share in complete statements must exceed
+/// the highest of its shuffled copies': more than the spread of the copies of one
+/// piece (up to about 17 points in the calibration).
+pub const MARGIN_PERCENT: usize = 20;
+
 impl Verdict {
-    /// The verdict for `explained` of `notes` notes, `in_complete` of them by
-    /// complete statements.
-    pub fn of(explained: usize, in_complete: usize, notes: usize) -> Verdict {
+    /// The verdict for `in_complete` of `notes` notes in complete statements, given
+    /// the control's highest copy as (notes in complete statements, notes), or `None`
+    /// when no control was computed.
+    pub fn of(in_complete: usize, notes: usize, control: Option<(usize, usize)>) -> Verdict {
         if notes == 0 {
-            Verdict::Empty
-        } else if explained * 5 >= notes * 4 && in_complete * 2 >= notes {
-            Verdict::TwelveTone
-        } else if explained * 5 >= notes * 2 && in_complete * 5 >= notes {
-            Verdict::PartlyTwelveTone
-        } else {
-            Verdict::NotTwelveTone
+            return Verdict::Empty;
         }
+        let at_least = |percent: usize| in_complete * 100 >= notes * percent;
+        // in_complete / notes >= c / n + MARGIN / 100, in integers.
+        let above_chance = |(c, n): (usize, usize)| {
+            n == 0 || in_complete * 100 * n >= (c * 100 + MARGIN_PERCENT * n) * notes
+        };
+        match control {
+            Some(c) if above_chance(c) && at_least(TWELVE_TONE_PERCENT) => Verdict::TwelveTone,
+            Some(c) if above_chance(c) && at_least(PARTLY_PERCENT) => Verdict::PartlyTwelveTone,
+            None if at_least(TWELVE_TONE_PERCENT) => Verdict::TwelveTone,
+            _ => Verdict::NotTwelveTone,
+        }
+    }
+
+    /// Whether the statements found are more than chance finds (a row may be named).
+    pub fn passes(self) -> bool {
+        matches!(self, Verdict::TwelveTone | Verdict::PartlyTwelveTone)
+    }
+}
+
+/// The control: the same analysis on copies of the piece with its pitch classes
+/// shuffled (see [`super::CONTROL_COPIES`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Control {
+    /// Each copy analysed.
+    pub copies: Vec<ControlCopy>,
+    /// Why no copy was analysed, when none was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// One shuffled copy, analysed as the piece was (on the given row, or inferring one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ControlCopy {
+    /// The shuffle's seed.
+    pub seed: u64,
+    /// Notes in the copy (as many as in the piece).
+    pub notes: usize,
+    /// Notes some statement explains.
+    pub explained: usize,
+    /// Of them, notes complete statements explain.
+    pub explained_by_complete: usize,
+    /// The row it was analysed on (given, or the best inferred).
+    pub row: Option<Row>,
+}
+
+impl Control {
+    /// The copy with the largest share of its notes in complete statements: what
+    /// chance reached.
+    pub fn highest(&self) -> Option<&ControlCopy> {
+        self.copies.iter().max_by(|a, b| {
+            // a.c / a.n against b.c / b.n, in integers.
+            (a.explained_by_complete * b.notes.max(1))
+                .cmp(&(b.explained_by_complete * a.notes.max(1)))
+        })
     }
 }
 
@@ -173,9 +246,12 @@ pub struct Canon {
 /// The serial analysis of a piece.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Analysis {
-    /// The row the labels refer to (`P0` in the relative convention), if any.
+    /// The row the labels refer to (`P0` in the relative convention), if any: the
+    /// given row, the inferred one, or (`row_source` not-found) the best candidate.
     pub row: Option<Row>,
-    /// The historical row it is a form of (music21's id), if any.
+    /// The historical row it is a form of (music21's id), if any — only when the
+    /// verdict passes: a chance fit's ordering equals some historical row's as often
+    /// as any other ordering does, and a name would say the piece uses it.
     pub row_name: Option<String>,
     pub row_source: RowSource,
     /// Rows tried when inferring (0 when the row was given).
@@ -183,27 +259,18 @@ pub struct Analysis {
     pub verdict: Verdict,
     /// Notes in the piece (every pitch of every event).
     pub notes: usize,
-    /// Notes some statement explains (positions, doublings, repetitions).
+    /// Notes some statement explains (positions, doublings, repetitions), whatever
+    /// the verdict: what was found.
     pub explained: usize,
-    /// Of them, notes complete statements explain.
+    /// Of them, notes complete statements explain (what the verdict weighs).
     pub explained_by_complete: usize,
     pub statements: Vec<Statement>,
     pub elisions: Vec<Elision>,
     pub canons: Vec<Canon>,
     pub unexplained: Vec<AnalysedNote>,
-    /// When no row was found: the best candidate tried and what it explained.
-    pub best_rejected: Option<Rejected>,
-}
-
-/// A candidate row that explained too little of the piece to be called its row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Rejected {
-    pub row: Row,
-    pub row_name: Option<String>,
-    /// Notes it explained.
-    pub explained: usize,
-    /// Of them, notes explained by complete statements.
-    pub explained_by_complete: usize,
+    /// The same analysis on copies of the piece with its pitch classes shuffled: what
+    /// the verdict is judged against.
+    pub control: Control,
 }
 
 impl Analysis {
