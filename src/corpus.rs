@@ -224,6 +224,9 @@ impl fmt::Display for Corpus {
                 (Some(row), Some(name), Some(source)) => {
                     format!("{name} ({}; {row})", source_word(source))
                 }
+                (Some(row), _, Some(RowSource::NotFound)) => {
+                    format!("none (the best, {row}, no more than chance)")
+                }
                 (Some(row), None, Some(source)) => format!("{row} ({})", source_word(source)),
                 _ => "none".to_owned(),
             };

