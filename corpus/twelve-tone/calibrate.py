@@ -110,12 +110,21 @@ def analyse(cantus, path, row=None):
         sys.exit(f"cantus analyze {path}: {run.stderr.strip()[-500:]}")
     a = json.loads(run.stdout)
     notes = a["notes"]
-    # With no row found ("not twelve-tone") the analyser reports 0 notes explained
-    # and keeps what the best rejected row explained in `best_rejected`.
+    # Before issue 29's verdict change the analyser reported 0 notes explained when
+    # no row passed, keeping the best candidate's figure in `best_rejected`; it now
+    # reports what was found whatever the verdict.
     raw = a["explained"]
     if a.get("best_rejected"):
         raw = max(raw, a["best_rejected"]["explained"])
+    control = a.get("control") or {}
+    copies = control.get("copies") or []
+    highest = max(
+        (c["explained_by_complete"] / c["notes"] for c in copies if c["notes"]),
+        default=None,
+    )
     return {
+        "control_complete_share": highest,
+        "control_copies": len(copies),
         "raw_share": raw / notes if notes else 0.0,
         "notes": notes,
         "explained": a["explained"],
@@ -406,7 +415,9 @@ def table(results, seeds, key):
         if key == "share":
             first = [fmt_result(o), fmt_result(t)]
         else:
-            first = [fmt_share(o[key]), fmt_share(t[key])]
+            ctl = o.get("control_complete_share")
+            ctl = "–" if ctl is None else fmt_share(ctl)
+            first = [f"{fmt_share(o[key])} {short(o['verdict'])} (control {ctl})", fmt_share(t[key])]
         cells = [r["piece"], r["kind"], str(o["notes"]), *first]
         cells.append(cell([x[key] for x in r["control_rows"].values()]))
         for m in MODES:
@@ -441,15 +452,30 @@ def summary(results):
             )
             cells.append(f"{beats}/{len(rs)}")
             lines.append("| " + " | ".join(cells) + " |")
+        ctl = [r["original"]["control_complete_share"] for r in rs]
+        ctl = [c for c in ctl if c is not None]
+        if ctl:
+            margins = [
+                r["original"]["complete_share"] - r["original"]["control_complete_share"]
+                for r in rs
+                if r["original"]["control_complete_share"] is not None
+            ]
+            lines.append(
+                f"| {kind} | {len(rs)} | the analyser's control: highest of its shuffled copies, "
+                f"in complete statements (margin of the original over it) | {cell(ctl)} "
+                f"(margin {fmt_share(min(margins))} to {fmt_share(max(margins))}) | | | | |"
+            )
         verdicts = [
             ("original", [r["original"] for r in rs]),
             ("control rows", [x for r in rs for x in r["control_rows"].values()]),
             *((f"{m} shuffle", [x for r in rs for x in r[m]]) for m in MODES),
         ]
         lines.append(
-            f"| {kind} | {len(rs)} | verdict \"twelve-tone\" | "
+            f"| {kind} | {len(rs)} | verdict \"twelve-tone\" (\"partly\") | "
             + " | ".join(
-                f"{sum(a['verdict'] == 'twelve-tone' for a in v)}/{len(v)}" for _, v in verdicts
+                f"{sum(a['verdict'] == 'twelve-tone' for a in v)}/{len(v)} "
+                f"({sum(a['verdict'] == 'partly-twelve-tone' for a in v)})"
+                for _, v in verdicts
             )
             + " | |"
         )

@@ -38,9 +38,12 @@ pub const MAX_CONTROL_COPIES: u8 = 16;
 /// Copy `k` (1-based) is shuffled with seed `CONTROL_SEED + k`.
 pub const CONTROL_SEED: u64 = 2900;
 
-/// Most notes a piece may hold for its control to be computed: four analyses of a
-/// piece this size take about 2 s in a release build on a loaded 2-core VM (one
-/// analysis of the 564-note Schoenberg Op. 15 No. 3 takes 0.25 s there).
+/// Most notes a piece may hold for its control to be computed. The 564-note
+/// Schoenberg Op. 15 No. 3 took 1.3 s without the control and 3.5 s with it (release
+/// build, loaded 2-core VM, reading the file included); one pass over 20,000 notes
+/// takes about 9 s ([`super::MAX_ANALYSED_NOTES`]), so a piece at this limit takes
+/// about 2 s a pass, some 10 s with its three copies. The longest twelve-tone works run
+/// to a few thousand notes.
 pub const CONTROL_MAX_NOTES: usize = 5_000;
 
 /// `score` with the pitch classes of all its notes permuted (see the module docs).

@@ -12,9 +12,24 @@
 //! * the **elisions** (statements sharing notes) and the **canons** (statements whose
 //!   positions sound at a fixed delay, related by transposition, inversion,
 //!   retrograde or retrograde inversion);
-//! * the share of notes explained, the notes left unexplained, and a [`Verdict`];
+//! * the share of notes explained, the notes left unexplained, and a [`Verdict`]
+//!   judged against a [`Control`]: the same analysis on copies of the piece with its
+//!   pitch classes shuffled (`control.rs` says why);
 //! * the row, given or inferred (the ordering that explains the most notes), named
-//!   when it is a known historical row.
+//!   when it is a known historical row and the verdict passes.
+//!
+//! # The verdict
+//!
+//! Statements of some row are found in any chromatic texture: free-atonal songs had
+//! about 88% of their notes "explained", as much with their pitch classes shuffled
+//! (`corpus/twelve-tone/calibration.md`). So the verdict counts only notes in
+//! complete statements, and calls a piece twelve-tone when they are at least
+//! [`TWELVE_TONE_PERCENT`]% of its notes and at least [`MARGIN_PERCENT`] points more
+//! than in any of its shuffled copies ("partly" from [`PARTLY_PERCENT`]% with the same
+//! margin). A given row goes through the same gate (its copies analysed on it). What
+//! was found is reported whatever the verdict: a piece no candidate explains better
+//! than chance gets `row_source` not-found, the best candidate as its row, its
+//! statements and its shares, and no historical name.
 //!
 //! # How
 //!
@@ -49,8 +64,13 @@
 //! many entries, and repairs local to each incomplete statement (a bounded number of
 //! searches each). Inferring the row adds one pass per candidate row (about a
 //! hundred) and up to `infer::ANALYSED + infer::ANALYSED_BY_ONSETS` full analyses.
-//! `benches/analyze.rs` measures pieces of 10^3 to 10^5 notes, and an interleaved
-//! canon texture of 10^5.
+//! The verdict's control repeats all of it on [`CONTROL_COPIES`] shuffled copies, so
+//! an analysis costs `1 + CONTROL_COPIES` = 4 times one pass; past
+//! [`CONTROL_MAX_NOTES`] notes the control is skipped (the report says so) and
+//! [`Options::control_copies`] = 0 skips it (the experiment's share of notes
+//! explained does). `benches/analyze.rs` measures pieces of 10^3 to 10^5 notes, and an
+//! interleaved canon texture of 10^5, without the control (the 10^4 and 10^5 pieces
+//! are past its limit anyway).
 //!
 //! # Limits
 //!
