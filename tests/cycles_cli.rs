@@ -311,6 +311,11 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
     // The domain measures nothing of its own: no section for it.
     assert!(!md.contains("The domain's measures"), "{md}");
     assert!(!out.join("measures.csv").exists());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        !html.contains("domain&#39;s measures"),
+        "no measures, no table"
+    );
 
     // Resumed: every record kept, nothing run.
     let again = cantus(&[

@@ -527,6 +527,10 @@ fn a_registered_domains_task_set_runs_through_the_same_runner() {
     assert!(md.contains("| bass = Bach |"), "{md}");
     let csv = std::fs::read_to_string(out.join("measures.csv")).unwrap();
     assert!(csv.contains("\nembedded,harness,bass = Bach,"), "{csv}");
+    // report.html shows them too, a column per measure.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2>The domain&#39;s measures"), "{html}");
+    assert!(html.contains("<th>bass = Bach</th>"), "{html}");
     let again = cantus(&["experiment", "run", s(&file), "--out", s(&out)]);
     assert!(
         String::from_utf8_lossy(&again.stdout).starts_with("4 runs (4 kept"),

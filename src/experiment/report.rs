@@ -15,7 +15,7 @@ use super::record::{Header, Record, file_name_part};
 use super::run::{RunError, read_whole_results, results_path};
 use cantus_render::report::index::{Row, Table, index_html};
 use charts::{cost_chart, delivery_chart, predicate_chart};
-use sections::{choice_table, measures_table};
+use sections::{choice_table, measures_html, measures_table};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -612,7 +612,7 @@ fn html_tables(s: &Summary) -> Vec<Table> {
             link: Some(cell_page(&c.model, &c.condition)),
         })
         .collect();
-    vec![Table {
+    let main = Table {
         caption:
             "Delivery, degeneracy and cost per model and condition (see report.md for all metrics)"
                 .into(),
@@ -633,7 +633,10 @@ fn html_tables(s: &Summary) -> Vec<Table> {
         .map(String::from)
         .to_vec(),
         rows,
-    }]
+    };
+    std::iter::once(main)
+        .chain(measures_html(s, cell_page))
+        .collect()
 }
 
 /// How the report names a reference set: its directory (`corpus/second-viennese/`)

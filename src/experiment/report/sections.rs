@@ -3,14 +3,20 @@
 
 use super::{num, pct};
 use crate::experiment::metrics::Summary;
+use cantus_render::report::index::{Row, Table};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
+
+/// The names of the domain's own measures any cell has, in order.
+fn measure_names(s: &Summary) -> BTreeSet<&String> {
+    s.cells.iter().flat_map(|c| c.measures.keys()).collect()
+}
 
 /// The domain's own measures (a registered domain's `Tried::measures`), one column
 /// each; no section when no cell has any, so reports of the built-in task sets are
 /// as they were.
 pub(super) fn measures_table(md: &mut String, s: &Summary) {
-    let names: std::collections::BTreeSet<&String> =
-        s.cells.iter().flat_map(|c| c.measures.keys()).collect();
+    let names = measure_names(s);
     if names.is_empty() {
         return;
     }
@@ -36,6 +42,41 @@ pub(super) fn measures_table(md: &mut String, s: &Summary) {
         }
         md.push('\n');
     }
+}
+
+/// The same measures as a table of `report.html` (none when no cell has any), each
+/// row linking to its cell's page as the main table's rows do.
+pub(super) fn measures_html(s: &Summary, link: impl Fn(&str, &str) -> String) -> Option<Table> {
+    let names = measure_names(s);
+    if names.is_empty() {
+        return None;
+    }
+    let rows = s
+        .cells
+        .iter()
+        .filter(|c| c.runs > 0)
+        .map(|c| {
+            let mut cells = vec![c.model.clone(), c.condition.clone()];
+            cells.extend(
+                names
+                    .iter()
+                    .map(|n| c.measures.get(*n).map_or("–".into(), |i| i.plain())),
+            );
+            Row {
+                cells,
+                link: Some(link(&c.model, &c.condition)),
+            }
+        })
+        .collect();
+    let mut columns = vec!["model".to_owned(), "condition".to_owned()];
+    columns.extend(names.into_iter().cloned());
+    Some(Table {
+        caption: "The domain's measures: mean over the cell's runs that have it \
+                  (intervals over task families)"
+            .into(),
+        columns,
+        rows,
+    })
 }
 
 /// The "What the model decided" section: per cell, the bits its constraints offered per
