@@ -63,7 +63,7 @@
 //! /// `bump`: replace a number that does not rise by the one after the last.
 //! struct Bump;
 //! impl RepairRung<Rising> for Bump {
-//!     fn name(&self) -> &'static str { "bump" }
+//!     fn id(&self) -> RungId { RungId::new("bump") }
 //!     fn repair(&self, ctx: CheckContext<'_, Rising>, _: &u32, _: &[Violation<usize>]) -> RungAction<Rising> {
 //!         match ctx.state.last() {
 //!             Some(&last) => RungAction::candidate(last + 1),
@@ -129,7 +129,7 @@ pub use proposer::{
     Feedback, Owed, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
     mix_seed,
 };
-pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction};
+pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction, RungId};
 pub use revise::{Assessment, Measure, Revise};
 pub use trace::{
     CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, RunMode, SectionOutcome,

@@ -9,7 +9,48 @@
 use crate::domain::Domain;
 use crate::predicate::{CheckContext, Violation};
 use serde::Serialize;
+use std::fmt;
 use std::sync::Arc;
+
+/// The stable id of a repair rung, e.g. `trim`: what traces, totals, reports and an
+/// experiment's conditions call it. As with [`RuleId`](crate::RuleId), a domain defines
+/// each of its rungs' ids once, as a constant beside the rung, and everything else —
+/// the ladder, a condition naming rungs ([`Ladder::select`]), tests — refers to that
+/// definition. It serializes as the plain id string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RungId(&'static str);
+
+impl RungId {
+    /// The id `id` (for a domain's rung definitions).
+    pub const fn new(id: &'static str) -> RungId {
+        RungId(id)
+    }
+
+    /// The id as text.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Comparing with the published id text (what traces and reports print).
+impl PartialEq<str> for RungId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RungId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl fmt::Display for RungId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
 
 /// What the engine should ask the proposer for when a rung defers to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -56,8 +97,8 @@ impl<D: Domain> RungAction<D> {
 
 /// A named, ordered repair.
 pub trait RepairRung<D: Domain>: Send + Sync {
-    /// Stable name used in traces and summaries, e.g. `"trim"`.
-    fn name(&self) -> &'static str;
+    /// Stable id used in traces, summaries and conditions, e.g. `trim`.
+    fn id(&self) -> RungId;
     /// Proposes a repair of `candidate`, which violates `violations` (hard ones first).
     fn repair(
         &self,
@@ -80,16 +121,16 @@ pub trait RepairRung<D: Domain>: Send + Sync {
 /// A rung that always defers to the proposer with a fixed scope: the model-patch
 /// and segment-rewrite rungs of any domain.
 pub struct AskProposer {
-    name: &'static str,
+    id: RungId,
     scope: PatchScope,
     retire_after: Option<u32>,
 }
 
 impl AskProposer {
-    /// A rung named `name` asking for a patch of `scope`, never retired.
-    pub const fn new(name: &'static str, scope: PatchScope) -> Self {
+    /// A rung with id `id` asking for a patch of `scope`, never retired.
+    pub const fn new(id: RungId, scope: PatchScope) -> Self {
         AskProposer {
-            name,
+            id,
             scope,
             retire_after: None,
         }
@@ -104,8 +145,8 @@ impl AskProposer {
 }
 
 impl<D: Domain> RepairRung<D> for AskProposer {
-    fn name(&self) -> &'static str {
-        self.name
+    fn id(&self) -> RungId {
+        self.id
     }
     fn repair(
         &self,
@@ -157,8 +198,24 @@ impl<D: Domain> Ladder<D> {
         &self.rungs
     }
 
-    /// Rung names in order.
+    /// Rung ids in order.
+    pub fn ids(&self) -> Vec<RungId> {
+        self.rungs.iter().map(|r| r.id()).collect()
+    }
+
+    /// Rung ids in order, as text (what a trace's header lists).
     pub fn names(&self) -> Vec<&'static str> {
-        self.rungs.iter().map(|r| r.name()).collect()
+        self.rungs.iter().map(|r| r.id().as_str()).collect()
+    }
+
+    /// The ladder of the rungs `ids`, in that order, taken from this one (a
+    /// condition's ablation: fewer rungs, or others in another order); `Err` with the
+    /// first id this ladder has no rung for.
+    pub fn select(&self, ids: &[RungId]) -> Result<Ladder<D>, RungId> {
+        let rungs = ids
+            .iter()
+            .map(|&id| self.rungs.iter().find(|r| r.id() == id).cloned().ok_or(id))
+            .collect::<Result<_, _>>()?;
+        Ok(Ladder { rungs })
     }
 }

@@ -10,12 +10,13 @@
 //! is recorded as not applicable — never run as something else.
 
 use cantus_framework::{
-    AskOptions, Freedom, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest, async_trait,
+    AskOptions, Freedom, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest, RungId,
+    async_trait,
 };
 use cantus_twelve_tone::TwelveTone;
 use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
-use cantus_twelve_tone::rungs::{MODEL_PATCH, Octave, REWRITE_SEGMENT, Retime, Trim, Yield};
-use serde::{Deserialize, Serialize};
+use cantus_twelve_tone::rungs::{ladder, model_ladder};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 use std::sync::Arc;
 
@@ -43,16 +44,30 @@ pub enum ProposerMode {
     Whole,
 }
 
-/// A rung of the twelve-tone ladder, by its trace name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RungName {
-    Trim,
-    Yield,
-    Retime,
-    Octave,
-    ModelPatch,
-    RewriteSegment,
+/// A condition's `rungs`, read by id and checked against the twelve-tone ladder (its
+/// model ladder holds every rung): an unknown id is refused where it is written.
+fn twelve_tone_rungs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<RungId>>, D::Error> {
+    let Some(names) = Option::<Vec<String>>::deserialize(d)? else {
+        return Ok(None);
+    };
+    let known = model_ladder().ids();
+    names
+        .iter()
+        .map(|name| {
+            known
+                .iter()
+                .copied()
+                .find(|k| k == name.as_str())
+                .ok_or_else(|| {
+                    let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                    serde::de::Error::custom(format!(
+                        "unknown rung `{name}`, expected one of {}",
+                        known.join(", ")
+                    ))
+                })
+        })
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// One condition.
@@ -64,9 +79,9 @@ pub struct Condition {
     #[serde(default)]
     pub description: String,
     pub proposer: ProposerMode,
-    /// The rungs run, in order; `None` is the whole ladder.
-    #[serde(default)]
-    pub rungs: Option<Vec<RungName>>,
+    /// The rungs run, in order, by id; `None` is the whole ladder.
+    #[serde(default, deserialize_with = "twelve_tone_rungs")]
+    pub rungs: Option<Vec<RungId>>,
     /// Replans per section; `None` keeps the domain's (or `cantus.toml`'s) budget.
     #[serde(default)]
     pub replans: Option<u32>,
@@ -125,23 +140,21 @@ impl Condition {
     }
 
     /// The ladder this condition runs, for a model's runs (`model`) or the embedded
-    /// planner's: the whole ladder of either when the condition names no rungs.
+    /// planner's: the whole ladder of either when the condition names no rungs, else
+    /// the rungs it names, in its order (ids no twelve-tone rung has are left out; a
+    /// condition read from a file has none, as they are refused when it is read).
     pub fn ladder(&self, model: bool) -> Ladder<TwelveTone> {
+        let whole = if model { model_ladder() } else { ladder() };
         let Some(rungs) = &self.rungs else {
-            return if model {
-                cantus_twelve_tone::rungs::model_ladder()
-            } else {
-                cantus_twelve_tone::rungs::ladder()
-            };
+            return whole;
         };
-        rungs.iter().fold(Ladder::new(), |ladder, rung| match rung {
-            RungName::Trim => ladder.then(Trim),
-            RungName::Yield => ladder.then(Yield),
-            RungName::Retime => ladder.then(Retime),
-            RungName::Octave => ladder.then(Octave),
-            RungName::ModelPatch => ladder.then(MODEL_PATCH),
-            RungName::RewriteSegment => ladder.then(REWRITE_SEGMENT),
-        })
+        let every = model_ladder();
+        let known: Vec<RungId> = rungs
+            .iter()
+            .copied()
+            .filter(|id| every.ids().contains(id))
+            .collect();
+        every.select(&known).unwrap_or_default()
     }
 
     /// The whole-piece baseline this condition asks for.
@@ -275,10 +288,25 @@ mod tests {
             ],
             "a model's runs move crossing notes by octaves before asking it"
         );
+        use cantus_twelve_tone::rungs::{Octave, Retime, Trim};
         let custom = Condition {
-            rungs: Some(vec![RungName::Retime, RungName::Octave, RungName::Trim]),
+            rungs: Some(vec![Retime::ID, Octave::ID, Trim::ID]),
             ..by_name("harness")
         };
         assert_eq!(custom.ladder(false).names(), ["retime", "octave", "trim"]);
+        let read: Condition = toml::from_str(
+            "name = \"x\"\nproposer = \"sections\"\nrungs = [\"octave\", \"model-patch\"]",
+        )
+        .unwrap();
+        assert_eq!(read.ladder(false).names(), ["octave", "model-patch"]);
+        let unknown = toml::from_str::<Condition>(
+            "name = \"x\"\nproposer = \"sections\"\nrungs = [\"trim\", \"shout\"]",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            unknown.contains("unknown rung `shout`, expected one of `trim`, `yield`"),
+            "{unknown}"
+        );
     }
 }

@@ -19,7 +19,8 @@ use crate::domain::{ChState, ChoraleDomain, Voicing};
 use crate::pitch::{Part, Tone};
 use crate::rules::{self, Profile};
 use cantus_framework::{
-    AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, Severity, Violation,
+    AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, RungId, Severity,
+    Violation,
 };
 
 /// The patch rung is retired for the rest of a run once at least this many of its
@@ -32,7 +33,10 @@ pub fn ladder(profile: Profile) -> Ladder<ChoraleDomain> {
         .then(Respace(profile))
         .then(ExchangeVoices(profile))
         .then(Revoice(profile))
-        .then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(FRUITLESS_ASKS))
+        .then(
+            AskProposer::new(RungId::new("proposer-patch"), PatchScope::Event)
+                .retiring_after(FRUITLESS_ASKS),
+        )
 }
 
 /// How far a voicing lies from another: semitones moved, summed over the parts.
@@ -87,9 +91,14 @@ fn moved(tone: Tone, semitones: i32) -> Option<Tone> {
 /// `re-space`: octave shifts of each part.
 pub struct Respace(pub Profile);
 
+impl Respace {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("re-space");
+}
+
 impl RepairRung<ChoraleDomain> for Respace {
-    fn name(&self) -> &'static str {
-        "re-space"
+    fn id(&self) -> RungId {
+        Self::ID
     }
 
     fn repair(
@@ -144,9 +153,14 @@ fn nearest(pc: u8, near: u8, like: &[Tone], key: crate::pitch::Tonality) -> Opti
 /// `exchange-voices`: the parts exchange their pitch classes.
 pub struct ExchangeVoices(pub Profile);
 
+impl ExchangeVoices {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("exchange-voices");
+}
+
 impl RepairRung<ChoraleDomain> for ExchangeVoices {
-    fn name(&self) -> &'static str {
-        "exchange-voices"
+    fn id(&self) -> RungId {
+        Self::ID
     }
 
     fn repair(
@@ -185,9 +199,14 @@ impl RepairRung<ChoraleDomain> for ExchangeVoices {
 /// `revoice`: another voicing of the same chord.
 pub struct Revoice(pub Profile);
 
+impl Revoice {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("revoice");
+}
+
 impl RepairRung<ChoraleDomain> for Revoice {
-    fn name(&self) -> &'static str {
-        "revoice"
+    fn id(&self) -> RungId {
+        Self::ID
     }
 
     fn repair(

@@ -119,17 +119,17 @@ fn each_rung_repairs_crossed_inner_parts() {
                     again.hard_count(),
                     0,
                     "{}: {:#?}",
-                    rung.name(),
+                    rung.id(),
                     again.violations
                 );
-                assert_eq!(event.beat, crossed.beat, "{}: the same beat", rung.name());
+                assert_eq!(event.beat, crossed.beat, "{}: the same beat", rung.id());
                 repaired += 1;
             }
             RungAction::GiveUp { reason } => {
-                eprintln!("{} gave up: {reason}", rung.name());
+                eprintln!("{} gave up: {reason}", rung.id());
                 assert!(!reason.is_empty());
             }
-            RungAction::AskProposer(_) => panic!("{} asks no proposer", rung.name()),
+            RungAction::AskProposer(_) => panic!("{} asks no proposer", rung.id()),
         }
     }
     assert_eq!(repaired, 3, "every rung undoes a crossing");

@@ -12,14 +12,15 @@ use crate::domain::{Counterpoint, CpEvent};
 use crate::exercise::{Exercise, Location};
 use crate::rules;
 use cantus_framework::{
-    AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, Violation,
+    AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, RungId, Violation,
 };
 
 /// The ladder in order.
 pub fn ladder() -> Ladder<Counterpoint> {
-    Ladder::new()
-        .then(NearestPitch)
-        .then(AskProposer::new("proposer-patch", PatchScope::Event).retiring_after(FRUITLESS_ASKS))
+    Ladder::new().then(NearestPitch).then(
+        AskProposer::new(RungId::new("proposer-patch"), PatchScope::Event)
+            .retiring_after(FRUITLESS_ASKS),
+    )
 }
 
 /// The patch rung is retired for the rest of a run once at least this many of its
@@ -37,9 +38,14 @@ pub fn usable(ex: &Exercise, bar: usize, pc: u8) -> bool {
 /// `nearest-pitch`: the closest usable pitch that breaks no hard moment rule.
 pub struct NearestPitch;
 
+impl NearestPitch {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("nearest-pitch");
+}
+
 impl RepairRung<Counterpoint> for NearestPitch {
-    fn name(&self) -> &'static str {
-        "nearest-pitch"
+    fn id(&self) -> RungId {
+        Self::ID
     }
 
     fn repair(

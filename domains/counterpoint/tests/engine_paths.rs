@@ -140,7 +140,10 @@ impl Proposer<Counterpoint> for Slippy {
 
 /// The proposer's patch as a rung.
 fn patch_rung() -> AskProposer {
-    AskProposer::new("proposer-patch", PatchScope::Event)
+    AskProposer::new(
+        cantus_framework::RungId::new("proposer-patch"),
+        PatchScope::Event,
+    )
 }
 
 /// The counterpoint engine for `a` with `rung` as its only rung.

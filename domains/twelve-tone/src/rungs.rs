@@ -31,7 +31,7 @@ use crate::event::{Location, ToneEvent};
 use crate::gate::Rule;
 use crate::state::{ToneState, crosses};
 use cantus_framework::{
-    AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, Violation,
+    AskProposer, CheckContext, Ladder, PatchScope, RepairRung, RungAction, RungId, Violation,
 };
 use cantus_music::Time;
 use num_integer::Integer;
@@ -48,11 +48,12 @@ pub const FRUITLESS_ASKS: u32 = 16;
 
 /// The proposer's patch of one event.
 pub const MODEL_PATCH: AskProposer =
-    AskProposer::new("model-patch", PatchScope::Event).retiring_after(FRUITLESS_ASKS);
+    AskProposer::new(RungId::new("model-patch"), PatchScope::Event).retiring_after(FRUITLESS_ASKS);
 
 /// The proposer's rewrite of an event and the rest of its segment.
 pub const REWRITE_SEGMENT: AskProposer =
-    AskProposer::new("rewrite-segment", PatchScope::Segment).retiring_after(FRUITLESS_ASKS);
+    AskProposer::new(RungId::new("rewrite-segment"), PatchScope::Segment)
+        .retiring_after(FRUITLESS_ASKS);
 
 /// The ladder of the embedded planner, in order: the time rungs, then its own patch
 /// and rewrite. Its patch re-places a crossing note by the register plan (it repairs
@@ -116,9 +117,14 @@ fn timing_problem(vs: &Vs) -> bool {
 /// `trim`: cut the candidate's tail at the first conflicting later onset.
 pub struct Trim;
 
+impl Trim {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("trim");
+}
+
 impl RepairRung<TwelveTone> for Trim {
-    fn name(&self) -> &'static str {
-        "trim"
+    fn id(&self) -> RungId {
+        Self::ID
     }
     fn repair(
         &self,
@@ -146,9 +152,14 @@ impl RepairRung<TwelveTone> for Trim {
 /// `yield`: shorten earlier conflicting notes of other voices to end at the candidate.
 pub struct Yield;
 
+impl Yield {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("yield");
+}
+
 impl RepairRung<TwelveTone> for Yield {
-    fn name(&self) -> &'static str {
-        "yield"
+    fn id(&self) -> RungId {
+        Self::ID
     }
     fn repair(
         &self,
@@ -200,9 +211,14 @@ fn grid(c: &ToneEvent) -> Time {
     Time::new(1, denom)
 }
 
+impl Retime {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("retime");
+}
+
 impl RepairRung<TwelveTone> for Retime {
-    fn name(&self) -> &'static str {
-        "retime"
+    fn id(&self) -> RungId {
+        Self::ID
     }
     fn repair(
         &self,
@@ -293,9 +309,14 @@ pub struct Octave;
 /// The farthest an `octave` move goes, in octaves: a voice's register spans about two.
 const OCTAVE_MOVES: i16 = 3;
 
+impl Octave {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("octave");
+}
+
 impl RepairRung<TwelveTone> for Octave {
-    fn name(&self) -> &'static str {
-        "octave"
+    fn id(&self) -> RungId {
+        Self::ID
     }
     fn repair(
         &self,

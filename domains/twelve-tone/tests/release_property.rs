@@ -104,15 +104,15 @@ proptest! {
         let rungs: [&dyn RepairRung<TwelveTone>; 3] = [&Trim, &Yield, &Retime];
         for rung in rungs {
             if let RungAction::Candidate { event, amendments } = rung.repair(ctx, &candidate, std::slice::from_ref(&violation)) {
-                prop_assert_eq!(&event.pitches, &candidate.pitches, "{} changed pitches", rung.name());
-                prop_assert_eq!(event.tag, candidate.tag, "{} changed the tag", rung.name());
+                prop_assert_eq!(&event.pitches, &candidate.pitches, "{} changed pitches", rung.id());
+                prop_assert_eq!(event.tag, candidate.tag, "{} changed the tag", rung.id());
                 prop_assert_eq!(event.voice, candidate.voice);
-                prop_assert!(event.duration > Time::default(), "{} made a zero-length note", rung.name());
+                prop_assert!(event.duration > Time::default(), "{} made a zero-length note", rung.id());
                 for a in amendments {
-                    prop_assert!(a.duration > Time::default(), "{} shortened a note to nothing", rung.name());
+                    prop_assert!(a.duration > Time::default(), "{} shortened a note to nothing", rung.id());
                     let line = &state.voices[a.voice];
                     let original = line.events.iter().find(|e| e.onset == a.onset).expect("amends an accepted note");
-                    prop_assert!(a.duration < original.duration, "{} lengthened a note", rung.name());
+                    prop_assert!(a.duration < original.duration, "{} lengthened a note", rung.id());
                 }
             }
         }

@@ -31,7 +31,7 @@ pub use predicates::{InAlphabet, NoNeighbourStep, NoRepeatInCycle, NoRepeatInWin
 pub use proposer::SloppyProposer;
 pub use rungs::{Retag, Substitute};
 
-use cantus_framework::{AskProposer, Budget, Engine, Ladder, PatchScope, Verifier};
+use cantus_framework::{AskProposer, Budget, Engine, Ladder, PatchScope, RungId, Verifier};
 
 /// The domain's predicates, in order.
 pub fn verifier() -> Verifier<Cycles> {
@@ -49,8 +49,14 @@ pub fn ladder() -> Ladder<Cycles> {
     Ladder::new()
         .then(Retag)
         .then(Substitute)
-        .then(AskProposer::new("model-patch", PatchScope::Event))
-        .then(AskProposer::new("rewrite-cycle", PatchScope::Segment))
+        .then(AskProposer::new(
+            RungId::new("model-patch"),
+            PatchScope::Event,
+        ))
+        .then(AskProposer::new(
+            RungId::new("rewrite-cycle"),
+            PatchScope::Segment,
+        ))
 }
 
 /// The domain's budget. Every drop leaves a hole the gate refuses, so it replans a

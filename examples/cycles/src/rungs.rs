@@ -1,7 +1,7 @@
 //! The deterministic repair rungs of the cycles domain.
 
 use crate::domain::{Cycles, Symbol};
-use cantus_framework::{CheckContext, Domain, RepairRung, RungAction, Violation};
+use cantus_framework::{CheckContext, Domain, RepairRung, RungAction, RungId, Violation};
 
 type Vs = [Violation<<Cycles as Domain>::Location>];
 
@@ -9,9 +9,14 @@ type Vs = [Violation<<Cycles as Domain>::Location>];
 /// changes the symbol.
 pub struct Retag;
 
+impl Retag {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("retag");
+}
+
 impl RepairRung<Cycles> for Retag {
-    fn name(&self) -> &'static str {
-        "retag"
+    fn id(&self) -> RungId {
+        Self::ID
     }
     fn repair(&self, ctx: CheckContext<'_, Cycles>, c: &Symbol, vs: &Vs) -> RungAction<Cycles> {
         if !vs.iter().any(|v| v.predicate == crate::predicates::CURSOR) {
@@ -29,9 +34,14 @@ impl RepairRung<Cycles> for Retag {
 /// the alphabet are left to the proposer, which knows its plan for the cycle.
 pub struct Substitute;
 
+impl Substitute {
+    /// This rung's id in traces, totals and conditions.
+    pub const ID: RungId = RungId::new("substitute");
+}
+
 impl RepairRung<Cycles> for Substitute {
-    fn name(&self) -> &'static str {
-        "substitute"
+    fn id(&self) -> RungId {
+        Self::ID
     }
     fn repair(&self, ctx: CheckContext<'_, Cycles>, c: &Symbol, vs: &Vs) -> RungAction<Cycles> {
         if !vs

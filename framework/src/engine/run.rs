@@ -47,7 +47,7 @@ pub(crate) struct Run<'r, D: Domain> {
     pub(crate) totals: Totals,
     header: RunHeader,
     /// Per rung that may retire: its proposer answers, and how many repaired.
-    asks: std::collections::BTreeMap<&'static str, (u32, u32)>,
+    asks: std::collections::BTreeMap<crate::RungId, (u32, u32)>,
 }
 
 impl<'r, D: Domain> Run<'r, D> {
@@ -96,7 +96,7 @@ impl<'r, D: Domain> Run<'r, D> {
     /// Why `rung` asks the proposer no more in this run, if it is retired.
     pub(crate) fn retired(&self, rung: &dyn RepairRung<D>) -> Option<String> {
         let n = rung.retires_after()?;
-        let (asked, repaired) = self.asks.get(rung.name()).copied().unwrap_or((0, 0));
+        let (asked, repaired) = self.asks.get(&rung.id()).copied().unwrap_or((0, 0));
         fruitless(n, asked, repaired).then(|| {
             format!(
                 "retired for the rest of the run: {repaired} of its {asked} proposer answers repaired the event (under 1 in {n})"
@@ -110,11 +110,11 @@ impl<'r, D: Domain> Run<'r, D> {
         let Some(n) = rung.retires_after() else {
             return;
         };
-        let (asked, ok) = self.asks.entry(rung.name()).or_default();
+        let (asked, ok) = self.asks.entry(rung.id()).or_default();
         *asked += 1;
         *ok += u32::from(repaired);
         if fruitless(n, *asked, *ok) {
-            self.totals.rungs_retired.push(rung.name().to_owned());
+            self.totals.rungs_retired.push(rung.id().to_string());
         }
     }
 

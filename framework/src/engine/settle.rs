@@ -326,7 +326,7 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
         let mut repeats = Repeats::new(&current);
         for pass in 1..=engine.budget.attempts_per_event {
             for rung in engine.ladder.rungs() {
-                let name = rung.name().to_owned();
+                let name = rung.id().to_string();
                 let action =
                     rung.repair(self.run.context(state, self.index), &current, &violations);
                 let mut step = Step {
