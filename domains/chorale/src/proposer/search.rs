@@ -351,4 +351,9 @@ impl Completer {
         }
         (s.nodes <= limit).then_some(false)
     }
+
+    /// The beats the last [`Completer::completable`] visited (at most its limit).
+    pub fn visited(&self) -> usize {
+        self.search.nodes.min(self.search.limit)
+    }
 }
