@@ -42,11 +42,12 @@
 //! chorales took 1.11 times as long as with the first search alone, along the
 //! null model's path on BWV 269 1.21 times.
 //!
-//! Where every voicing is a proven dead end, those that can still go one beat
-//! further are offered, else all that pass at this beat, and where none does,
-//! every voicing of the shape (the answer keeps its form; the ladder then
-//! repairs). A refused voicing (a patch) is not offered again while another
-//! remains.
+//! Where every voicing is shown a dead end, those that can still go one beat
+//! further are offered (finding them costs a check of step 2 per voicing the
+//! rules admit — seconds at worst, and only at a dead end), else all that pass at
+//! this beat, and where none does, every voicing of the shape (the answer keeps
+//! its form; the ladder then repairs). A refused voicing (a patch) is not offered
+//! again while another remains.
 //!
 //! What the model chooses among them — chord, inversion, doubling, spacing — is
 //! its own; the prompt advises, the grammar only rules out.
