@@ -210,26 +210,30 @@ impl<'f, 'r, D: Domain> SectionFill<'f, 'r, D> {
             .domain
             .reopen(run.spec, state, &run.plan[self.index]);
         self.reopened += reopened.drops;
-        for event in &reopened.withdrawn {
-            let event = record(event);
-            // The latest certificate of this attempt that accepted the event and
-            // stands: an event withdrawn earlier may have been proposed again.
-            let cert = run.entries.iter_mut().rev().find_map(|entry| match entry {
-                Entry::Event(c)
-                    if c.section == self.index
-                        && c.replan == self.replan
-                        && !c.withdrawn
-                        && c.accepted.as_ref().is_some_and(|a| record(a) == event) =>
-                {
-                    Some(c)
-                }
-                _ => None,
-            });
-            if let Some(cert) = cert {
+        self.withdrawn += reopened.withdrawn.len();
+        run.totals.withdrawn += reopened.withdrawn.len() as u64;
+        // Each withdrawn event marks one standing certificate of this attempt that
+        // accepted it, latest first (an event withdrawn earlier may have been proposed
+        // again). This attempt's entries are the last ones: its section record is not
+        // written yet, so the walk ends at the previous attempt's.
+        let mut unmarked: Vec<String> = reopened.withdrawn.iter().map(record).collect();
+        for entry in run.entries.iter_mut().rev() {
+            if unmarked.is_empty() {
+                break;
+            }
+            let cert = match entry {
+                Entry::Section(_) => break,
+                Entry::Event(c) if c.section == self.index && c.replan == self.replan => c,
+                _ => continue,
+            };
+            let Some(accepted) = cert.accepted.as_ref().filter(|_| !cert.withdrawn) else {
+                continue;
+            };
+            let accepted = record(accepted);
+            if let Some(i) = unmarked.iter().position(|e| *e == accepted) {
+                unmarked.swap_remove(i);
                 cert.withdrawn = true;
             }
-            self.withdrawn += 1;
-            run.totals.withdrawn += 1;
         }
     }
 
