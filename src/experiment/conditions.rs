@@ -149,11 +149,8 @@ impl Condition {
             return whole;
         };
         let every = model_ladder();
-        let known: Vec<RungId> = rungs
-            .iter()
-            .copied()
-            .filter(|id| every.ids().contains(id))
-            .collect();
+        let ids = every.ids();
+        let known: Vec<RungId> = rungs.iter().copied().filter(|id| ids.contains(id)).collect();
         every.select(&known).unwrap_or_default()
     }
 

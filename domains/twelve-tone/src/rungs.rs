@@ -60,12 +60,7 @@ pub const REWRITE_SEGMENT: AskProposer =
 /// about a third of what reaches it), and its runs are the golden references (the
 /// bank, the traces, Libretto's serial table), so it keeps this ladder.
 pub fn ladder() -> Ladder<TwelveTone> {
-    Ladder::new()
-        .then(Trim)
-        .then(Yield)
-        .then(Retime)
-        .then(MODEL_PATCH)
-        .then(REWRITE_SEGMENT)
+    time_rungs().then(MODEL_PATCH).then(REWRITE_SEGMENT)
 }
 
 /// The ladder of a model run: [`ladder`] with [`Octave`] after the time rungs. A model
@@ -73,13 +68,15 @@ pub fn ladder() -> Ladder<TwelveTone> {
 /// crossing is about; moving it costs nothing, where a model patch costs a call (and
 /// SmolLM2's patches repaired almost nothing, see [`FRUITLESS_ASKS`]).
 pub fn model_ladder() -> Ladder<TwelveTone> {
-    Ladder::new()
-        .then(Trim)
-        .then(Yield)
-        .then(Retime)
+    time_rungs()
         .then(Octave)
         .then(MODEL_PATCH)
         .then(REWRITE_SEGMENT)
+}
+
+/// The rungs both ladders begin with: the three that only move time.
+fn time_rungs() -> Ladder<TwelveTone> {
+    Ladder::new().then(Trim).then(Yield).then(Retime)
 }
 
 /// Whether `other` (in voice `u`) conflicts with `e`: shares a pitch class or crosses it.
