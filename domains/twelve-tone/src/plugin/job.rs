@@ -11,7 +11,7 @@ use crate::raw::{RawOutcome, RawReport, RawVerdict, compose_raw};
 use crate::report::{BriefReport, ComposeReport, DegeneracyReport, Study};
 use crate::spec::{CompiledBrief, Spec, SpecError, compile_brief};
 use crate::{EmbeddedProposer, TwelveTone};
-use cantus_framework::{Budget, Outcome, Progress, Proposer, Revise};
+use cantus_framework::{Outcome, Progress, Proposer, Revise};
 use cantus_libretto::{Calibration, Degeneracy, LibrettoMeasure};
 use cantus_music::Score;
 use cantus_registry::{Model, OutputError, RunDir, layout};
@@ -129,16 +129,19 @@ pub enum ComposeError {
     Output(#[from] OutputError),
 }
 
-/// The budget and proposer of a harness run with `model` (or the embedded proposer).
+/// The proposer of a harness run with `model` (or the embedded proposer), and the
+/// composer judging by `mode` that runs it: a model's budget reopens drops and its
+/// ladder moves octaves ([`Composer::for_model`]); the planner keeps the defaults.
 pub fn proposer(
     model: Option<&Model>,
     constrained: bool,
-) -> (Box<dyn Proposer<TwelveTone>>, Budget) {
+    mode: GateMode,
+) -> (Box<dyn Proposer<TwelveTone>>, Composer) {
     match model {
-        None => (Box::new(EmbeddedProposer), budget()),
+        None => (Box::new(EmbeddedProposer), Composer::new(mode, budget())),
         Some(m) => (
             Box::new(LlmProposer::new(m.backend.clone(), m.ask(constrained))),
-            model_budget(m.budget(budget())),
+            Composer::for_model(mode, model_budget(m.budget(budget()))),
         ),
     }
 }
@@ -180,11 +183,7 @@ pub async fn compose(
         Way::Harness { model } => (model, None),
         Way::Revise { model, rounds } => (model, Some(rounds)),
     };
-    let (proposer, budget) = self::proposer(model, constrained);
-    let mut composer = match model {
-        None => Composer::new(mode, budget),
-        Some(_) => Composer::for_model(mode, budget),
-    };
+    let (proposer, mut composer) = self::proposer(model, constrained, mode);
     if let Some(p) = progress {
         composer = composer.with_progress(p);
     }
