@@ -110,11 +110,6 @@ fn gave_up(error: ModelError, transient: bool, retries: u32, wait: Duration) -> 
     error.noted(&note)
 }
 
-/// Whether an HTTP status is worth another attempt (see [`ModelError::transient_status`]).
-pub fn retryable_status(status: u16) -> bool {
-    ModelError::transient_status(status)
-}
-
 /// Whether a 429 body says the quota is spent (asking again will not help).
 pub fn quota_exhausted(body: &str) -> bool {
     let lower = body.to_ascii_lowercase();
@@ -174,10 +169,10 @@ mod tests {
     #[test]
     fn statuses_and_quota() {
         for s in [408, 429, 500, 502, 503, 529] {
-            assert!(retryable_status(s), "{s}");
+            assert!(ModelError::transient_status(s), "{s}");
         }
         for s in [400, 401, 403, 404, 422] {
-            assert!(!retryable_status(s), "{s}");
+            assert!(!ModelError::transient_status(s), "{s}");
         }
         assert!(quota_exhausted(
             r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#
