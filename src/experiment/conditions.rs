@@ -150,7 +150,11 @@ impl Condition {
         };
         let every = model_ladder();
         let ids = every.ids();
-        let known: Vec<RungId> = rungs.iter().copied().filter(|id| ids.contains(id)).collect();
+        let known: Vec<RungId> = rungs
+            .iter()
+            .copied()
+            .filter(|id| ids.contains(id))
+            .collect();
         every.select(&known).unwrap_or_default()
     }
 
