@@ -449,6 +449,80 @@ fn an_experiment_file_is_checked_by_the_domain_before_anything_runs() {
 /// (`src/experiment/`) included. The libraries below the program (the registry, the
 /// framework, the other domains, the plugins and the bindings) name neither its crate
 /// nor its id.
+/// A condition naming rungs runs the domain's own, in its order (as the trace's
+/// header says), and one naming a rung the domain does not have is recorded as not
+/// applicable, with the domain's rungs in the reason.
+#[test]
+fn a_condition_names_the_domains_own_rungs() {
+    let dir = temp("rungs");
+    let file = dir.join("rungs.toml");
+    std::fs::write(
+        &file,
+        r#"name = "rungs"
+runs = 1
+conditions = ["retag-only", "trim-only"]
+
+[tasks]
+domain = "cycles"
+alphabet = [5]
+cycles = [3]
+
+[[models]]
+name = "embedded"
+
+[[custom_conditions]]
+name = "retag-only"
+proposer = "sections"
+rungs = ["substitute", "retag"]
+
+[[custom_conditions]]
+name = "trim-only"
+proposer = "sections"
+rungs = ["trim"]
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = cantus(&[
+        "experiment",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["kind"] == "run")
+        .collect();
+    let record = |condition: &str| {
+        records
+            .iter()
+            .find(|r| r["condition"] == condition)
+            .unwrap_or_else(|| panic!("{condition}: {records:?}"))
+    };
+    let named = record("retag-only");
+    assert_ne!(named["outcome"], "not-applicable", "{named}");
+    let trace =
+        std::fs::read_to_string(out.join(named["trace"]["path"].as_str().unwrap())).unwrap();
+    let header: serde_json::Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header["ladder"],
+        serde_json::json!(["substitute", "retag"]),
+        "{header}"
+    );
+    let foreign = record("trim-only");
+    assert_eq!(foreign["outcome"], "not-applicable", "{foreign}");
+    let reason = foreign["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the cycles domain has no rung `trim`")
+            && reason.contains("`retag`, `substitute`"),
+        "{reason}"
+    );
+}
+
 #[test]
 fn the_program_names_the_domain_only_where_it_links_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -17,7 +17,9 @@
 use crate::artefact::{Artefact, View};
 use crate::compose::Model;
 use crate::id::DomainId;
-use cantus_framework::{Budget, Domain, Entry, GateReport, Outcome, RuleId, Severity, Totals};
+use cantus_framework::{
+    Budget, Domain, Entry, GateReport, Ladder, Outcome, RuleId, RungId, Severity, Totals,
+};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -29,6 +31,14 @@ pub trait Trials: Send + Sync {
     /// `limit` keys taken out). Every key must be read through `table`: the runner
     /// refuses one that was not ([`TaskTable::unread`]).
     fn tasks(&self, table: &mut TaskTable) -> Result<Vec<TrialTask>, TaskTableError>;
+
+    /// Every rung the domain's trials can climb, in ladder order: what an experiment
+    /// condition's `rungs` may name for this domain. The runner records a condition
+    /// naming another as not applicable, so [`Attempt::ladder`] finds every rung it
+    /// is given. None (the default) for a domain without a ladder.
+    fn rungs(&self) -> Vec<RungId> {
+        Vec::new()
+    }
 }
 
 /// One task of a domain's set.
@@ -67,14 +77,29 @@ pub struct Attempt<'a> {
     /// condition's instruction, its ask options holding the condition's constrained
     /// decoding and freedom); `None`: the domain's embedded proposer.
     pub model: Option<&'a Model>,
-    /// Whether the repair ladder runs (`false` for a condition with `rungs = []`:
-    /// propose, verify, drop).
-    pub repair: bool,
+    /// The rungs the condition names, in its order: `None` runs the domain's whole
+    /// ladder, an empty list none (propose, verify, drop). Read through
+    /// [`Attempt::ladder`].
+    pub rungs: Option<&'a [RungId]>,
     /// Replans per section, when the condition sets them.
     pub replans: Option<u32>,
 }
 
 impl Attempt<'_> {
+    /// The ladder this trial climbs: `whole` when the condition names no rungs, else
+    /// the rungs it names, in its order, taken from `every` (all the domain's rungs,
+    /// [`Trials::rungs`]); `Err` with the first it names that `every` lacks.
+    pub fn ladder<D: Domain>(
+        &self,
+        whole: Ladder<D>,
+        every: &Ladder<D>,
+    ) -> Result<Ladder<D>, RungId> {
+        match self.rungs {
+            None => Ok(whole),
+            Some(ids) => every.select(ids),
+        }
+    }
+
     /// A domain's default budget with what the model's configuration and the
     /// condition change.
     pub fn budget(&self, base: Budget) -> Budget {

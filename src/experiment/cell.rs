@@ -23,6 +23,7 @@ use cantus_twelve_tone::gate::{GateMode, Rule, SerialGate};
 use cantus_twelve_tone::plugin::job::degeneracy_measure;
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::{RawOutcome, RawVerdict};
+use cantus_twelve_tone::rungs::every_rung;
 use cantus_twelve_tone::spec::Spec;
 use cantus_twelve_tone::{Blueprint, EmbeddedProposer, Location, TwelveTone};
 use std::path::Path;
@@ -104,7 +105,10 @@ pub async fn run(
     let seed = u64::from(key.run);
     let (made, judged) = match &task.work {
         Work::Piece(spec) => {
-            let made = match condition.not_applicable(model.configured.is_some()) {
+            let why = condition
+                .lacks_rung("twelve-tone", &every_rung().ids())
+                .or_else(|| condition.not_applicable(model.configured.is_some()));
+            let made = match why {
                 Some(why) => Made {
                     outcome: RunOutcome::NotApplicable,
                     ..Made::failed(why)

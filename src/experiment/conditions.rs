@@ -15,7 +15,7 @@ use cantus_framework::{
 };
 use cantus_twelve_tone::TwelveTone;
 use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
-use cantus_twelve_tone::rungs::{ladder, model_ladder};
+use cantus_twelve_tone::rungs::{every_rung, ladder, model_ladder};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -44,13 +44,31 @@ pub enum ProposerMode {
     Whole,
 }
 
-/// A condition's `rungs`, read by id and checked against the twelve-tone ladder (its
-/// model ladder holds every rung): an unknown id is refused where it is written.
-fn twelve_tone_rungs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<RungId>>, D::Error> {
+/// Every rung some domain's experiments can climb, in order, each once: the
+/// twelve-tone domain's, counterpoint's, and those of every registered domain's
+/// trials ([`cantus_registry::Trials::rungs`]).
+pub fn known_rungs() -> Vec<RungId> {
+    let mut known = every_rung().ids();
+    known.extend(cantus_counterpoint::rungs::ladder().ids());
+    for unit in cantus_registry::domains() {
+        if let Ok(trials) = unit.trial_sets() {
+            known.extend(trials.rungs());
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    known.retain(|id| seen.insert(id.as_str()));
+    known
+}
+
+/// A condition's `rungs`, read by id and checked against every rung a domain has
+/// ([`known_rungs`]): an unknown id is refused where it is written. Whether the
+/// domain of the experiment's tasks has each is asked when a run is made
+/// ([`Condition::lacks_rung`]).
+fn rung_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<RungId>>, D::Error> {
     let Some(names) = Option::<Vec<String>>::deserialize(d)? else {
         return Ok(None);
     };
-    let known = model_ladder().ids();
+    let known = known_rungs();
     names
         .iter()
         .map(|name| {
@@ -80,7 +98,7 @@ pub struct Condition {
     pub description: String,
     pub proposer: ProposerMode,
     /// The rungs run, in order, by id; `None` is the whole ladder.
-    #[serde(default, deserialize_with = "twelve_tone_rungs")]
+    #[serde(default, deserialize_with = "rung_ids")]
     pub rungs: Option<Vec<RungId>>,
     /// Replans per section; `None` keeps the domain's (or `cantus.toml`'s) budget.
     #[serde(default)]
@@ -139,23 +157,38 @@ impl Condition {
         })
     }
 
-    /// The ladder this condition runs, for a model's runs (`model`) or the embedded
-    /// planner's: the whole ladder of either when the condition names no rungs, else
-    /// the rungs it names, in its order (ids no twelve-tone rung has are left out; a
-    /// condition read from a file has none, as they are refused when it is read).
+    /// Why this condition cannot run on `domain`, whose rungs are `rungs`: the
+    /// first rung it names that the domain does not have.
+    pub fn lacks_rung(&self, domain: &str, rungs: &[RungId]) -> Option<String> {
+        let missing = self.rungs.as_ref()?.iter().find(|id| !rungs.contains(id))?;
+        let list: Vec<String> = rungs.iter().map(|r| format!("`{r}`")).collect();
+        Some(if list.is_empty() {
+            format!("the {domain} domain has no rung `{missing}`: it has no ladder")
+        } else {
+            format!(
+                "the {domain} domain has no rung `{missing}` (its rungs: {})",
+                list.join(", ")
+            )
+        })
+    }
+
+    /// The twelve-tone ladder this condition runs, for a model's runs (`model`) or
+    /// the embedded planner's: the whole ladder of either when the condition names no
+    /// rungs, else the rungs it names, in its order (a rung the domain lacks is left
+    /// out: [`Condition::lacks_rung`] keeps such a condition from running).
     pub fn ladder(&self, model: bool) -> Ladder<TwelveTone> {
         let whole = if model { model_ladder() } else { ladder() };
         let Some(rungs) = &self.rungs else {
             return whole;
         };
-        let every = model_ladder();
+        let every = every_rung();
         let ids = every.ids();
-        let known: Vec<RungId> = rungs
+        let named: Vec<RungId> = rungs
             .iter()
             .copied()
             .filter(|id| ids.contains(id))
             .collect();
-        every.select(&known).unwrap_or_default()
+        every.select(&named).unwrap_or_default()
     }
 
     /// The whole-piece baseline this condition asks for.
@@ -279,15 +312,17 @@ mod tests {
         );
         assert_eq!(
             by_name("harness").ladder(true).names(),
-            [
-                "trim",
-                "yield",
-                "retime",
-                "octave",
-                "model-patch",
-                "rewrite-segment"
-            ],
-            "a model's runs move crossing notes by octaves before asking it"
+            ["trim", "yield", "retime", "octave"],
+            "a model's runs move crossing notes by octaves and ask the model no rung"
+        );
+        let asking = Condition {
+            rungs: Some(vec![RungId::new("octave"), RungId::new("model-patch")]),
+            ..by_name("harness")
+        };
+        assert_eq!(
+            asking.ladder(true).names(),
+            ["octave", "model-patch"],
+            "a condition may still name the rungs that ask the model"
         );
         use cantus_twelve_tone::rungs::{Octave, Retime, Trim};
         let custom = Condition {

@@ -3,11 +3,11 @@
 //! mean something for an exercise, judged by the species gate alone.
 //!
 //! What applies: the harness (`proposer = "sections"`: one bar per section), with
-//! the full ladder or none (`rungs = []`), its replans, constrained decoding and a
-//! prompt instruction. What does not, and says so in the record: whole-piece
-//! replies and their prompt styles (the domain has no one-reply baseline), a ladder
-//! of twelve-tone rungs, and Libretto's revise loop (its measure is calibrated on
-//! serial pieces). There is no relaxed gate: an exercise carries no tags to trust.
+//! the full ladder, none (`rungs = []`) or the counterpoint rungs a condition names,
+//! its replans, constrained decoding and a prompt instruction. What does not, and
+//! says so in the record: whole-piece replies and their prompt styles (the domain
+//! has no one-reply baseline), a rung counterpoint does not have, and Libretto's
+//! revise loop (its measure is calibrated on serial pieces). There is no relaxed gate: an exercise carries no tags to trust.
 
 use super::cell::{Judged, Made, from_outcome};
 use super::conditions::{Condition, ProposerMode};
@@ -17,17 +17,19 @@ use cantus_counterpoint::rules::{Profile, rules_for};
 use cantus_counterpoint::{
     Assignment, Counterpoint, EmbeddedProposer, ExerciseGate, ModelProposer, SpeciesGate,
 };
-use cantus_framework::{Budget, Engine, Ladder, Proposer, Severity};
+use cantus_framework::{Budget, Engine, Proposer, Severity};
 use std::collections::BTreeMap;
 
 /// Why `condition` does not apply to an exercise with this model, if it does not.
 pub fn not_applicable(condition: &Condition, configured: bool) -> Option<String> {
+    if let Some(why) =
+        condition.lacks_rung("counterpoint", &cantus_counterpoint::rungs::ladder().ids())
+    {
+        return Some(why);
+    }
     let mut why = Vec::new();
     if condition.proposer == ProposerMode::Whole {
         why.push("a whole-piece reply (the counterpoint domain has no one-reply baseline)");
-    }
-    if condition.rungs.as_ref().is_some_and(|r| !r.is_empty()) {
-        why.push("a ladder of twelve-tone rungs");
     }
     if condition.revise_rounds > 0 {
         why.push("Libretto's revise loop (its measure is calibrated on serial pieces)");
@@ -74,9 +76,12 @@ pub(super) async fn run(
         replans_per_section: condition.replans.unwrap_or(base.replans_per_section),
         ..base
     };
+    // Every rung named is counterpoint's (`not_applicable` refused the condition
+    // otherwise), so the selection finds each.
+    let whole = cantus_counterpoint::rungs::ladder();
     let ladder = match &condition.rungs {
-        Some(_) => Ladder::new(),
-        None => cantus_counterpoint::rungs::ladder(),
+        Some(ids) => whole.select(ids).unwrap_or_default(),
+        None => whole,
     };
     let species = assignment.species;
     let engine = Engine::new(

@@ -8,8 +8,11 @@
 //! format, as text), the trace and the domain's own measures. Nothing here knows the
 //! domain.
 //!
+//! A condition's named rungs are the domain's own ([`cantus_registry::Trials::rungs`]):
+//! the trial climbs them in the condition's order ([`Attempt::ladder`]).
+//!
 //! What does not apply, and says so in the record: whole-piece replies (no domain
-//! offers the runner a one-reply baseline), ladders of named twelve-tone rungs,
+//! offers the runner a one-reply baseline), a rung the domain does not have,
 //! Libretto's revise loop (its measure is calibrated on serial pieces), with the
 //! embedded proposer a prompt instruction or constrained decoding, and whatever the
 //! domain's own trial refuses ([`cantus_registry::Trial::not_applicable`]).
@@ -76,9 +79,6 @@ pub fn not_applicable(domain: &str, condition: &Condition, configured: bool) -> 
     if condition.proposer == ProposerMode::Whole {
         why.push("a whole-piece reply (no one-reply baseline is run for a registered domain)");
     }
-    if condition.rungs.as_ref().is_some_and(|r| !r.is_empty()) {
-        why.push("a ladder of twelve-tone rungs");
-    }
     if condition.revise_rounds > 0 {
         why.push("Libretto's revise loop (its measure is calibrated on serial pieces)");
     }
@@ -122,6 +122,14 @@ pub(super) async fn run(
     if let Some(why) = not_applicable(task.domain.as_str(), condition, model.configured.is_some()) {
         return skipped(why);
     }
+    let rungs = cantus_registry::find(task.domain.as_str())
+        .ok()
+        .and_then(|unit| unit.trial_sets().ok())
+        .map(|trials| trials.rungs())
+        .unwrap_or_default();
+    if let Some(why) = condition.lacks_rung(task.domain.as_str(), &rungs) {
+        return skipped(why);
+    }
     let asked = model.configured.as_ref().map(|m| {
         let mut asked = m.model();
         asked.backend = condition.backend(&m.backend);
@@ -131,7 +139,7 @@ pub(super) async fn run(
     let attempt = Attempt {
         seed,
         model: asked.as_ref(),
-        repair: condition.rungs.is_none(),
+        rungs: condition.rungs.as_deref(),
         replans: condition.replans,
     };
     if let Some(why) = task.trial.not_applicable(&attempt) {

@@ -1,8 +1,9 @@
 //! Whole compositions with the LLM proposer and a scripted backend, through the real
-//! engine, ladder and strict gate: a wrong pitch is repaired by the model-patch rung
-//! with the violation in the patch prompt; a backend talking prose ends in an explicit
-//! failure; every released piece passes the strict gate when judged again, and every
-//! failure names its cause.
+//! engine, ladder and strict gate: a wrong pitch is dropped and asked for again in a
+//! continue request naming the rule it broke (or, on a ladder that names it, repaired
+//! by the model-patch rung with the violation in the patch prompt); a backend talking
+//! prose ends in an explicit failure; every released piece passes the strict gate when
+//! judged again, and every failure names its cause.
 
 mod llm_support;
 
@@ -11,6 +12,7 @@ use cantus_framework::{CallRecord, Entry, Outcome, RequestType, SectionOutcome, 
 use cantus_twelve_tone::compose::{self, Composer, Composition};
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
 use cantus_twelve_tone::proposer::llm::LlmProposer;
+use cantus_twelve_tone::rungs;
 use cantus_twelve_tone::spec::Spec;
 use llm_support::{Scripted, Step};
 use std::sync::Arc;
@@ -97,13 +99,50 @@ async fn oracle_replies_compose_released_pieces_constrained_or_not() {
 }
 
 #[tokio::test]
-async fn a_wrong_pitch_is_patched_with_the_violation_in_the_prompt() {
+async fn a_wrong_pitch_is_asked_for_again_with_the_rule_it_broke() {
+    // A model run's ladder asks the model nothing: the wrong pitch is dropped, and
+    // the one continue request after the section names the rule it broke.
     let backend = Arc::new(Scripted::new(vec![Step::OracleWrongPitch {
         voice: 0,
         note: 2,
     }]));
     let c = run(&spec(2, 4), 4, backend.clone(), AskOptions::default()).await;
     assert_honest(&c, "wrong pitch");
+    assert!(c.outcome.is_released(), "the continue request places it");
+    let trace = c.outcome.trace();
+    let dropped_for_row = trace.entries.iter().any(|e| {
+        matches!(e, Entry::Event(cert)
+            if cert.status == Status::Dropped
+            && cert.verdict.iter().any(|v| v.predicate == "TT-ROW"))
+    });
+    assert!(dropped_for_row, "the TT-ROW violation is dropped");
+    assert!(
+        calls(&c, RequestType::Patch).is_empty() && calls(&c, RequestType::Rewrite).is_empty(),
+        "no rung asks the model"
+    );
+    assert_eq!(calls(&c, RequestType::Continue).len(), 1);
+    // The second request is the continue: it names the rule the first reply broke.
+    let continue_prompt = backend.prompt(1);
+    assert!(continue_prompt.contains("[TT-ROW]"), "{continue_prompt}");
+}
+
+#[tokio::test]
+async fn a_wrong_pitch_is_patched_with_the_violation_in_the_prompt() {
+    // A ladder that names the model-patch rung (as an experiment condition may).
+    let backend = Arc::new(Scripted::new(vec![Step::OracleWrongPitch {
+        voice: 0,
+        note: 2,
+    }]));
+    let proposer = LlmProposer::new(backend.clone(), AskOptions::default());
+    let c = Composer::with_ladder(
+        GateMode::Strict,
+        compose::model_budget(compose::budget()),
+        rungs::every_rung(),
+    )
+    .compose(&spec(2, 4), 4, &proposer)
+    .await
+    .expect("plans");
+    assert_honest(&c, "wrong pitch, patched");
     assert!(
         c.outcome.is_released(),
         "the ladder repairs the wrong pitch"

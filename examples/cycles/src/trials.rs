@@ -18,7 +18,7 @@
 //! strict gate's verdict lists every hard rule the gate runs.
 
 use crate::{CycleGate, CycleSpec, Cycles, SloppyProposer, verifier};
-use cantus_framework::{Engine, Ladder, ReleaseGate, Severity};
+use cantus_framework::{Engine, ReleaseGate, RungId, Severity};
 use cantus_registry::{
     Attempt, Judgement, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
 };
@@ -63,6 +63,10 @@ impl Trials for CyclesTrials {
         }
         Ok(tasks)
     }
+
+    fn rungs(&self) -> Vec<RungId> {
+        crate::ladder().ids()
+    }
 }
 
 /// Trials of one cycles task.
@@ -81,11 +85,10 @@ impl Trial for CyclesTrial {
     }
 
     async fn run(&self, attempt: Attempt<'_>) -> Tried {
-        let ladder = if attempt.repair {
-            crate::ladder()
-        } else {
-            Ladder::new()
-        };
+        // The runner gives only rungs `Trials::rungs` lists: the selection finds each.
+        let ladder = attempt
+            .ladder(crate::ladder(), &crate::ladder())
+            .unwrap_or_default();
         let engine = Engine::new(Cycles, verifier(), ladder, CycleGate)
             .with_budget(attempt.budget(crate::budget()));
         let proposer = SloppyProposer {

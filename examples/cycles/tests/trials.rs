@@ -18,7 +18,8 @@ fn attempt(seed: u64, repair: bool) -> Attempt<'static> {
     Attempt {
         seed,
         model: None,
-        repair,
+        // The whole ladder, or none.
+        rungs: if repair { None } else { Some(&[]) },
         replans: None,
     }
 }

@@ -29,7 +29,7 @@ use crate::gate::HarmonisationGate;
 use crate::read::{ReadOptions, read_chorale};
 use crate::rules::{CATALOGUE, Profile};
 use crate::{EmbeddedProposer, ModelProposer, predicates, rungs};
-use cantus_framework::{Engine, Ladder, Proposer, Severity};
+use cantus_framework::{Engine, Proposer, RungId, Severity};
 use cantus_registry::{
     Attempt, Judgement, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
 };
@@ -84,6 +84,10 @@ impl Trials for ChoraleTrials {
             })
             .collect())
     }
+
+    fn rungs(&self) -> Vec<RungId> {
+        rungs::ladder(Profile::Strict).ids()
+    }
 }
 
 /// Trials of one melody (and Bach's harmonisation of it, to measure against).
@@ -129,11 +133,11 @@ impl Trial for ChoraleTrial {
             None => Box::new(EmbeddedProposer::default()),
             Some(m) => Box::new(ModelProposer::new(m.backend.clone(), m.ask(false), profile)),
         };
-        let ladder = if attempt.repair {
-            rungs::ladder(profile)
-        } else {
-            Ladder::new()
-        };
+        // The runner gives only rungs `Trials::rungs` lists (the same under either
+        // profile), so the selection finds each one.
+        let ladder = attempt
+            .ladder(rungs::ladder(profile), &rungs::ladder(profile))
+            .unwrap_or_default();
         let engine = Engine::new(
             ChoraleDomain,
             predicates::verifier(profile),
