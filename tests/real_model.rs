@@ -179,8 +179,8 @@ async fn raw(backend: Arc<dyn ModelBackend>) {
         "raw",
         &summary,
         u64::from(out.calls),
-        out.tokens_in,
-        out.tokens_out,
+        out.tokens.tokens_in,
+        out.tokens.tokens_out,
         out.wall,
     );
     let head: String = out.text.chars().take(300).collect();

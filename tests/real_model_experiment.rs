@@ -68,8 +68,8 @@ fn a_small_experiment_with_the_local_model() {
             r.key.to_string(),
             r.outcome,
             r.cost.calls,
-            r.cost.tokens_in,
-            r.cost.tokens_out,
+            r.cost.tokens.tokens_in,
+            r.cost.tokens.tokens_out,
             r.cost.seconds,
             r.reason.lines().next().unwrap_or("")
         );

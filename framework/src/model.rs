@@ -227,6 +227,45 @@ pub struct Usage {
     pub tokens_cached: Option<u64>,
 }
 
+impl Usage {
+    /// Both counts together: a count either side knows is summed (a side that does
+    /// not know it adds nothing); a count neither knows stays unknown, never 0.
+    pub fn plus(self, other: Usage) -> Usage {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        Usage {
+            tokens_in: sum(self.tokens_in, other.tokens_in),
+            tokens_out: sum(self.tokens_out, other.tokens_out),
+            tokens_cached: sum(self.tokens_cached, other.tokens_cached),
+        }
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = self.plus(other);
+    }
+}
+
+/// `1700 tokens in, 300 out`; `?` for a count the server did not give, and `tokens
+/// not reported` when it gave neither.
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = |n: Option<u64>| n.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        if self.tokens_in.is_none() && self.tokens_out.is_none() {
+            return f.write_str("tokens not reported");
+        }
+        write!(
+            f,
+            "{} tokens in, {} out",
+            count(self.tokens_in),
+            count(self.tokens_out)
+        )
+    }
+}
+
 /// A model's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelReply {
@@ -357,14 +396,8 @@ pub struct Tally {
 impl Tally {
     /// Adds one reply's cost.
     pub fn add(&mut self, reply: &ModelReply) {
-        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-        };
         self.calls += 1;
-        self.usage.tokens_in = sum(self.usage.tokens_in, reply.usage.tokens_in);
-        self.usage.tokens_out = sum(self.usage.tokens_out, reply.usage.tokens_out);
-        self.usage.tokens_cached = sum(self.usage.tokens_cached, reply.usage.tokens_cached);
+        self.usage += reply.usage;
         self.latency_ms = self.latency_ms.saturating_add(reply.latency_ms);
         self.retries = self.retries.saturating_add(reply.retries);
     }

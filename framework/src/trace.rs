@@ -248,16 +248,21 @@ fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
 }
 
 impl Totals {
-    pub(crate) fn add_cost(&mut self, cost: Usage) {
-        fn add(total: &mut Option<u64>, part: Option<u64>) {
-            if let Some(p) = part {
-                *total = Some(total.unwrap_or(0) + p);
-            }
+    /// The tokens of every call, as [`Usage`] (a count no server gave stays unknown).
+    pub fn usage(&self) -> Usage {
+        Usage {
+            tokens_in: self.tokens_in,
+            tokens_out: self.tokens_out,
+            tokens_cached: self.tokens_cached,
         }
+    }
+
+    pub(crate) fn add_cost(&mut self, cost: Usage) {
         self.proposer_calls += 1;
-        add(&mut self.tokens_in, cost.tokens_in);
-        add(&mut self.tokens_out, cost.tokens_out);
-        add(&mut self.tokens_cached, cost.tokens_cached);
+        let sum = self.usage().plus(cost);
+        self.tokens_in = sum.tokens_in;
+        self.tokens_out = sum.tokens_out;
+        self.tokens_cached = sum.tokens_cached;
     }
 }
 

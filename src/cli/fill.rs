@@ -64,11 +64,10 @@ fn ok(passed: bool) -> &'static str {
 
 fn usage_text(u: &ModelUsage) -> String {
     format!(
-        "{} call{}, {} tokens in, {} out, stop reasons [{}]",
+        "{} call{}, {}, stop reasons [{}]",
         u.calls,
         if u.calls == 1 { "" } else { "s" },
-        u.tokens_in,
-        u.tokens_out,
+        u.tokens,
         u.stop_reasons.join(", ")
     )
 }
@@ -77,8 +76,8 @@ fn usage_json(u: &ModelUsage) -> Value {
     json!({
         "backend": u.backend,
         "calls": u.calls,
-        "tokens_in": u.tokens_in,
-        "tokens_out": u.tokens_out,
+        "tokens_in": u.tokens.tokens_in,
+        "tokens_out": u.tokens.tokens_out,
         "stop_reasons": u.stop_reasons,
         "latency_ms": u.latency_ms,
     })

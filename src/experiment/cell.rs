@@ -15,6 +15,7 @@ use super::registered;
 use super::tasks::{Task, Work};
 use cantus_framework::{
     Assessment, Budget, Choice, Domain, GateReport, Measure, Outcome, Proposer, Revise, Totals,
+    Usage,
 };
 use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
@@ -45,9 +46,7 @@ pub(super) struct Made {
     pub plan: Option<Blueprint>,
     pub counts: Option<Counts>,
     pub calls: u64,
-    pub tokens_in: Option<u64>,
-    pub tokens_out: Option<u64>,
-    pub tokens_cached: Option<u64>,
+    pub tokens: Usage,
     pub trace: Option<Vec<u8>>,
     /// The run's folder under `runs/`, when the experiment asks for one.
     pub files: Vec<FileCheck>,
@@ -79,9 +78,7 @@ impl Made {
             plan: None,
             counts: None,
             calls: 0,
-            tokens_in: None,
-            tokens_out: None,
-            tokens_cached: None,
+            tokens: Usage::default(),
             trace: None,
             files: Vec::new(),
             choice: None,
@@ -171,9 +168,7 @@ pub async fn run(
         counts: made.counts,
         cost: Cost {
             calls: made.calls,
-            tokens_in: made.tokens_in,
-            tokens_out: made.tokens_out,
-            tokens_cached: made.tokens_cached,
+            tokens: made.tokens,
             seconds: started.elapsed().as_secs_f64(),
         },
         trace,
@@ -348,8 +343,7 @@ where
             .collect::<std::collections::BTreeSet<_>>()
             .len() as u64,
     };
-    let (calls, tokens_in, tokens_out) = (t.proposer_calls, t.tokens_in, t.tokens_out);
-    let tokens_cached = t.tokens_cached;
+    let (calls, tokens) = (t.proposer_calls, t.usage());
     let choice = t.choice;
     let (result, reason, score) = match outcome {
         Outcome::Released { artefact, .. } => (RunOutcome::Released, String::new(), Some(artefact)),
@@ -379,9 +373,7 @@ where
         plan,
         counts: Some(counts),
         calls,
-        tokens_in,
-        tokens_out,
-        tokens_cached,
+        tokens,
         trace: trace_bytes,
         files: Vec::new(),
         choice,
@@ -484,9 +476,7 @@ fn from_raw(raw: RawOutcome) -> Made {
         plan: Some(raw.plan),
         counts: None,
         calls: u64::from(raw.calls),
-        tokens_in: raw.tokens_in,
-        tokens_out: raw.tokens_out,
-        tokens_cached: raw.tokens_cached,
+        tokens: raw.tokens,
         trace,
         files: Vec::new(),
         choice: None,

@@ -13,7 +13,7 @@
 use super::conditions::ConditionId;
 use super::shard::Shard;
 use super::tasks::{FamilyId, TaskId};
-use cantus_framework::Choice;
+use cantus_framework::{Choice, Usage};
 use cantus_registry::DomainId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -135,12 +135,11 @@ fn is_zero(n: &u64) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     pub calls: u64,
-    pub tokens_in: Option<u64>,
-    pub tokens_out: Option<u64>,
-    /// Prompt tokens the server answered from its prefix cache, when it says
-    /// (absent when it does not, and in records written before it was kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens_cached: Option<u64>,
+    /// The framework's [`Usage`], its fields written inline (`tokens_in`,
+    /// `tokens_out`, and `tokens_cached` when the server says): a count no server
+    /// gave stays unknown.
+    #[serde(flatten)]
+    pub tokens: Usage,
     pub seconds: f64,
 }
 

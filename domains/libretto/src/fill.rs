@@ -20,6 +20,7 @@ pub(crate) mod prompt;
 pub(crate) mod reply;
 
 use crate::gates::GateOutcome;
+use cantus_framework::Usage;
 use cantus_music::Score;
 
 pub use embedded::fill;
@@ -49,10 +50,9 @@ pub struct ModelUsage {
     pub backend: String,
     /// Calls made (answered or failed).
     pub calls: u32,
-    /// Prompt tokens, as far as the server counted them.
-    pub tokens_in: u64,
-    /// Reply tokens, as far as the server counted them.
-    pub tokens_out: u64,
+    /// Tokens, as far as the server counted them: a count it never gave stays
+    /// unknown (the framework's [`Usage`], summed as the engine's traces sum it).
+    pub tokens: Usage,
     /// Each answered call's stop reason as the server said it (`?` when it did not).
     pub stop_reasons: Vec<String>,
     /// Wall time of the calls as the backend measured it.
@@ -91,8 +91,8 @@ pub enum FillError {
     NoCandidate {
         /// Why each candidate failed, in order.
         failures: Vec<String>,
-        /// What the model calls cost.
-        usage: ModelUsage,
+        /// What the model calls cost (boxed: the error stays small).
+        usage: Box<ModelUsage>,
     },
 }
 

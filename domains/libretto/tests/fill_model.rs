@@ -174,8 +174,8 @@ fn a_good_reply_is_accepted_and_passes_the_gates() {
     // The first passing candidate ends the calls.
     let usage = filled.usage.as_ref().unwrap();
     assert_eq!(
-        (usage.calls, usage.tokens_in, usage.tokens_out),
-        (1, 100, 40)
+        (usage.calls, usage.tokens.tokens_in, usage.tokens.tokens_out),
+        (1, Some(100), Some(40))
     );
     assert_eq!(usage.stop_reasons, ["stop"]);
     assert_eq!(filled.tried, 1);
@@ -218,7 +218,7 @@ fn prose_fails_every_candidate_with_the_readers_diagnostic() {
         "{failures:?}"
     );
     assert!(failures[0].contains("G-PROSE"), "{failures:?}");
-    assert_eq!((usage.calls, usage.tokens_out), (3, 120));
+    assert_eq!((usage.calls, usage.tokens.tokens_out), (3, Some(120)));
     // The next prompt says why the last answer could not be used.
     let prompts = model.prompts();
     assert!(!prompts[0].contains("could not be used"));

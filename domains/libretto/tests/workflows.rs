@@ -376,8 +376,8 @@ async fn generation_asked_of_a_model_reports_rounds_calls_tokens_and_the_gate_no
     assert_eq!(run.rounds.len(), 3);
     let usage = run.usage();
     assert_eq!(
-        (usage.calls, usage.tokens_in, usage.tokens_out),
-        (3, 900, 360)
+        (usage.calls, usage.tokens.tokens_in, usage.tokens.tokens_out),
+        (3, Some(900), Some(360))
     );
     let Outcome::Failed { unmet, .. } = &run.outcome else {
         panic!("released a 16-bar piece");

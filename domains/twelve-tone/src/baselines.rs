@@ -17,6 +17,7 @@ use crate::raw::{RawOutcome, RawVerdict};
 use crate::spec::Spec;
 use cantus_framework::{
     AskOptions, Asking, Constraint, Message, ModelBackend, ModelReply, ModelRequest, Sampling,
+    Usage,
 };
 use cantus_music::Spelling;
 use serde::{Deserialize, Serialize};
@@ -138,9 +139,7 @@ pub async fn compose_baseline(
         text: String::new(),
         warnings: Vec::new(),
         calls: 1,
-        tokens_in: None,
-        tokens_out: None,
-        tokens_cached: None,
+        tokens: Usage::default(),
         wall: Duration::ZERO,
         exchange: None,
     };
@@ -204,9 +203,7 @@ async fn ask(
     outcome: &mut RawOutcome,
 ) -> Option<ModelReply> {
     let result = asking.call(request).await;
-    outcome.tokens_in = asking.tally.usage.tokens_in;
-    outcome.tokens_out = asking.tally.usage.tokens_out;
-    outcome.tokens_cached = asking.tally.usage.tokens_cached;
+    outcome.tokens = asking.tally.usage;
     match result {
         Ok(reply) => Some(reply),
         Err(e) => {

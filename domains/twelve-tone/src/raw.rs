@@ -12,7 +12,7 @@ use crate::blueprint::{Blueprint, BlueprintError};
 use crate::event::Location;
 use crate::spec::Spec;
 use cantus_framework::{
-    AskOptions, FlatViolation, GateReport, ModelBackend, ModelExchange, Violation,
+    AskOptions, FlatViolation, GateReport, ModelBackend, ModelExchange, Usage, Violation,
 };
 use cantus_music::Score;
 use serde::Serialize;
@@ -50,12 +50,8 @@ pub struct RawOutcome {
     pub warnings: Vec<String>,
     /// Model calls made (one, unless the backend could not be called at all).
     pub calls: u32,
-    /// Prompt tokens, as the server counted them.
-    pub tokens_in: Option<u64>,
-    /// Reply tokens, as the server counted them.
-    pub tokens_out: Option<u64>,
-    /// Prompt tokens the server answered from its prefix cache, when it says.
-    pub tokens_cached: Option<u64>,
+    /// Tokens, as far as the server counted them.
+    pub tokens: Usage,
     /// Wall time from the request to the verdict.
     pub wall: Duration,
     /// The exchange, for traces.
@@ -141,8 +137,8 @@ impl<'a> RawReport<'a> {
                 .unwrap_or_default(),
             warnings: &outcome.warnings,
             calls: outcome.calls,
-            tokens_in: outcome.tokens_in,
-            tokens_out: outcome.tokens_out,
+            tokens_in: outcome.tokens.tokens_in,
+            tokens_out: outcome.tokens.tokens_out,
             wall_ms: u64::try_from(outcome.wall.as_millis()).unwrap_or(u64::MAX),
             model: outcome.exchange.as_ref(),
             study: None,

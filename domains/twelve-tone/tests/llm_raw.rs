@@ -42,7 +42,10 @@ async fn a_valid_whole_piece_is_released_by_the_strict_gate() {
         out.text
     );
     assert_eq!(out.calls, 1);
-    assert_eq!((out.tokens_in, out.tokens_out), (Some(100), Some(40)));
+    assert_eq!(
+        (out.tokens.tokens_in, out.tokens.tokens_out),
+        (Some(100), Some(40))
+    );
     assert!(
         out.text.starts_with("Here you go:"),
         "the raw text is kept as sent"

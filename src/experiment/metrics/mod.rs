@@ -513,9 +513,9 @@ fn cost(runs: &[&Measured], price: Price) -> CostSummary {
     };
     let calls = sum(&|r| r.cost.calls as f64);
     let seconds = sum(&|r| r.cost.seconds);
-    let t_in = tokens(|r| r.cost.tokens_in);
-    let t_out = tokens(|r| r.cost.tokens_out);
-    let t_cached = tokens(|r| r.cost.tokens_cached);
+    let t_in = tokens(|r| r.cost.tokens.tokens_in);
+    let t_out = tokens(|r| r.cost.tokens.tokens_out);
+    let t_cached = tokens(|r| r.cost.tokens.tokens_cached);
     let money = match (price.input, price.output) {
         (None, None) => None,
         (pi, po) => Some(

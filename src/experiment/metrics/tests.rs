@@ -4,6 +4,7 @@ use super::*;
 use crate::experiment::conditions::ConditionId;
 use crate::experiment::record::{Cost, Counts, Key, Verdict};
 use crate::experiment::tasks::TaskId;
+use cantus_framework::Usage;
 
 const HEADER: &str = "KEY: ? | METER: 4/4 | TEMPO: 90 | GRID: 16th | BARS: 1\nVOICES: A, B\n";
 
@@ -73,10 +74,12 @@ fn record(r: R) -> Record {
         }),
         cost: Cost {
             calls: if r.condition == "harness" { 10 } else { 1 },
-            tokens_in: Some(1000),
-            tokens_out: Some(500),
-            // Only the harness's server says what it answered from its prefix cache.
-            tokens_cached: (r.condition == "harness").then_some(600),
+            tokens: Usage {
+                tokens_in: Some(1000),
+                tokens_out: Some(500),
+                // Only the harness's server says what it answered from its prefix cache.
+                tokens_cached: (r.condition == "harness").then_some(600),
+            },
             seconds: 2.0,
         },
         trace: None,

@@ -6,7 +6,7 @@
 //! candidate is tried and the best is kept by the shared [`judge`](super::judge).
 
 use super::judge::{Gap, Selection};
-use super::{FillError, FillRequest, Filled, ModelUsage};
+use super::{FillError, FillRequest, Filled};
 use crate::calibration::Calibration;
 use cantus_music::{Event, Pitch, Score, Time};
 
@@ -93,6 +93,6 @@ pub fn fill(score: &Score, req: &FillRequest, table: &Calibration) -> Result<Fil
         .finish()
         .map_err(|(failures, _)| FillError::NoCandidate {
             failures,
-            usage: ModelUsage::default(),
+            usage: Box::default(),
         })
 }

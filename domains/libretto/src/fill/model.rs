@@ -104,8 +104,7 @@ pub async fn fill_with_model(
                 continue;
             }
         };
-        usage.tokens_in = asking.tally.usage.tokens_in.unwrap_or(0);
-        usage.tokens_out = asking.tally.usage.tokens_out.unwrap_or(0);
+        usage.tokens = asking.tally.usage;
         usage.latency_ms = asking.tally.latency_ms;
         usage
             .stop_reasons
@@ -140,6 +139,9 @@ pub async fn fill_with_model(
             kept.usage = Some(usage);
             Ok(kept)
         }
-        Err((failures, _)) => Err(FillError::NoCandidate { failures, usage }),
+        Err((failures, _)) => Err(FillError::NoCandidate {
+            failures,
+            usage: Box::new(usage),
+        }),
     }
 }

@@ -115,8 +115,8 @@ pub enum AuthorError {
     Round {
         /// Why.
         why: String,
-        /// The round's model calls, if any were made.
-        usage: Option<ModelUsage>,
+        /// The round's model calls, if any were made (boxed: the error stays small).
+        usage: Option<Box<ModelUsage>>,
     },
     /// The author cannot work at all (a configuration error, a task it cannot
     /// write); the run stops.
@@ -232,8 +232,7 @@ impl Run {
         for u in self.rounds.iter().filter_map(|r| r.usage.as_ref()) {
             total.backend.clone_from(&u.backend);
             total.calls += u.calls;
-            total.tokens_in += u.tokens_in;
-            total.tokens_out += u.tokens_out;
+            total.tokens += u.tokens;
             total.latency_ms += u.latency_ms;
             total.stop_reasons.extend(u.stop_reasons.iter().cloned());
         }
@@ -252,10 +251,7 @@ impl Run {
         out.extend(self.setup.iter().map(|l| format!("  {l}")));
         for r in &self.rounds {
             let calls = r.usage.as_ref().map_or(String::new(), |u| {
-                format!(
-                    "; {} call(s), {} tokens in, {} out",
-                    u.calls, u.tokens_in, u.tokens_out
-                )
+                format!("; {} call(s), {}", u.calls, u.tokens)
             });
             match &r.verdict {
                 Some(v) => {
@@ -282,8 +278,8 @@ impl Run {
         let usage = self.usage();
         if usage.calls > 0 {
             out.push(format!(
-                "model {}: {} call(s), {} tokens in, {} out",
-                usage.backend, usage.calls, usage.tokens_in, usage.tokens_out
+                "model {}: {} call(s), {}",
+                usage.backend, usage.calls, usage.tokens
             ));
         }
         out.push(match &self.outcome {
@@ -312,8 +308,8 @@ impl Run {
                     "measures": r.verdict.as_ref().map(|v| v.measures.clone()),
                     "notes": r.notes,
                     "calls": r.usage.as_ref().map_or(0, |u| u.calls),
-                    "tokens_in": r.usage.as_ref().map_or(0, |u| u.tokens_in),
-                    "tokens_out": r.usage.as_ref().map_or(0, |u| u.tokens_out),
+                    "tokens_in": r.usage.as_ref().and_then(|u| u.tokens.tokens_in),
+                    "tokens_out": r.usage.as_ref().and_then(|u| u.tokens.tokens_out),
                 })
             })
             .collect();
@@ -333,8 +329,8 @@ impl Run {
             "unmet": unmet,
             "why": match &self.outcome { Outcome::Failed { why, .. } => Some(why), _ => None },
             "calls": usage.calls,
-            "tokens_in": usage.tokens_in,
-            "tokens_out": usage.tokens_out,
+            "tokens_in": usage.tokens.tokens_in,
+            "tokens_out": usage.tokens.tokens_out,
         })
     }
 
@@ -378,7 +374,7 @@ pub async fn refine(
                     index,
                     verdict: None,
                     notes: vec![why],
-                    usage,
+                    usage: usage.map(|u| *u),
                 });
                 continue;
             }

@@ -174,12 +174,11 @@ impl Author for ModelAuthor<'_> {
             Err(e) => {
                 return Err(AuthorError::Round {
                     why: format!("the call failed: {e}"),
-                    usage: Some(usage),
+                    usage: Some(Box::new(usage)),
                 });
             }
         };
-        usage.tokens_in = reply.usage.tokens_in.unwrap_or(0);
-        usage.tokens_out = reply.usage.tokens_out.unwrap_or(0);
+        usage.tokens = reply.usage;
         usage.latency_ms = reply.latency_ms;
         usage
             .stop_reasons
@@ -192,7 +191,7 @@ impl Author for ModelAuthor<'_> {
             }),
             Err(why) => Err(AuthorError::Round {
                 why: format!("unreadable reply: {why}"),
-                usage: Some(usage),
+                usage: Some(Box::new(usage)),
             }),
         }
     }

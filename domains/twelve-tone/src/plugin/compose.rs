@@ -193,8 +193,14 @@ impl TwelveToneJob {
                 lines.push(format!("raw ({backend}): {}", outcome.summary()));
                 lines.push(format!(
                     "1 model call, tokens in/out {}/{}, {:.1} s → {}",
-                    outcome.tokens_in.map_or("?".into(), |t| t.to_string()),
-                    outcome.tokens_out.map_or("?".into(), |t| t.to_string()),
+                    outcome
+                        .tokens
+                        .tokens_in
+                        .map_or("?".into(), |t| t.to_string()),
+                    outcome
+                        .tokens
+                        .tokens_out
+                        .map_or("?".into(), |t| t.to_string()),
                     outcome.wall.as_secs_f64(),
                     out.display()
                 ));
