@@ -200,3 +200,35 @@ fn past_the_control_limit_the_control_is_skipped_and_said_so() {
     assert!(why.contains(&format!("{notes} notes")), "{why}");
     assert_eq!(a.verdict, Verdict::TwelveTone);
 }
+
+#[test]
+fn only_a_reading_the_verdict_stands_behind_is_drawn() {
+    use cantus_music::annotation::MarkKind;
+    use cantus_twelve_tone::analysis::annotations;
+    // Op. 21 is drawn: its statements' labels and order positions.
+    let a = analyze(&op21(), &Options::default()).unwrap();
+    let marks = annotations(&a);
+    let labels = marks
+        .marks
+        .iter()
+        .filter(|m| matches!(m.kind, MarkKind::Label(_)))
+        .count();
+    assert_eq!(labels, a.statements.len(), "{a}");
+    // A copy shuffled within each bar still holds statements of some row, but the
+    // verdict is not twelve-tone: none of them is drawn, and one remark says why.
+    let bar = shuffled(&op21(), true, 1);
+    let a = analyze(&bar, &Options::default()).unwrap();
+    assert_eq!(a.verdict, Verdict::NotTwelveTone, "{a}");
+    assert!(!a.statements.is_empty(), "chance finds statements: {a}");
+    let marks = annotations(&a);
+    assert_eq!(marks.marks.len(), 1, "{:?}", marks.marks);
+    let MarkKind::Remark(text) = &marks.marks[0].kind else {
+        panic!("a remark, not {:?}", marks.marks[0].kind);
+    };
+    assert!(
+        text.starts_with("not twelve-tone: ")
+            && text.contains("shuffled copies up to")
+            && text.ends_with("no statement drawn"),
+        "{text}"
+    );
+}

@@ -3,13 +3,29 @@
 //! position's number by its note, a remark on notes two statements share, and the
 //! notes no statement explains in grey. Grace notes get no mark: the score writers
 //! that draw marks do not write grace notes.
+//!
+//! Only a reading the verdict stands behind is drawn. In any chromatic texture the
+//! analyser finds statements of *some* row (`control.rs` says how many), so a piece
+//! judged not twelve-tone gets no labels and no positions — they would be chance fits
+//! drawn as if they were the composer's — but one remark on its first note saying
+//! what was found and what its shuffled copies reached.
 
-use super::report::{Analysis, NoteRole};
+use super::report::{Analysis, NoteRole, Verdict};
 use cantus_music::annotation::{Annotations, Colour, MarkKind};
 
 /// The annotations of `analysis` (anchored by voice index and onset).
 pub fn annotations(analysis: &Analysis) -> Annotations {
     let mut marks = Annotations::new();
+    match analysis.verdict {
+        Verdict::TwelveTone | Verdict::PartlyTwelveTone => {}
+        Verdict::NotTwelveTone => {
+            if let Some((voice, onset)) = first_note(analysis) {
+                marks.push(voice, onset, MarkKind::Remark(chance_remark(analysis)));
+            }
+            return marks;
+        }
+        Verdict::Empty => return marks,
+    }
     for s in &analysis.statements {
         let Some(first) = s
             .notes
@@ -58,4 +74,45 @@ pub fn annotations(analysis: &Analysis) -> Annotations {
         marks.push(n.voice, n.onset, MarkKind::Colour(Colour::Grey));
     }
     marks
+}
+
+/// Where the piece's first drawn note is (voice index and onset; earliest onset, then
+/// lowest voice), among every note the analysis placed.
+fn first_note(analysis: &Analysis) -> Option<(usize, cantus_music::Time)> {
+    analysis
+        .statements
+        .iter()
+        .flat_map(|s| &s.notes)
+        .chain(&analysis.unexplained)
+        .filter(|n| !n.grace)
+        .map(|n| (n.onset, n.voice))
+        .min()
+        .map(|(onset, voice)| (voice, onset))
+}
+
+/// The remark on a piece judged not twelve-tone: its share in complete statements
+/// beside its shuffled copies' highest.
+fn chance_remark(analysis: &Analysis) -> String {
+    let percent = |part: usize, whole: usize| {
+        if whole == 0 {
+            0.0
+        } else {
+            100.0 * part as f64 / whole as f64
+        }
+    };
+    let piece = percent(analysis.explained_by_complete, analysis.notes);
+    let copies = analysis
+        .control
+        .copies
+        .iter()
+        .map(|c| percent(c.explained_by_complete, c.notes))
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    match copies {
+        Some(high) => format!(
+            "not twelve-tone: {piece:.1}% of the notes in complete statements, its shuffled copies up to {high:.1}%; no statement drawn"
+        ),
+        None => format!(
+            "not twelve-tone: {piece:.1}% of the notes in complete statements; no statement drawn"
+        ),
+    }
 }
