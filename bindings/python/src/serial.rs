@@ -4,7 +4,7 @@
 use crate::errors::{Place, error};
 use crate::score::NativeScore;
 use cantus_music::annotation::Annotations;
-use cantus_twelve_tone::analysis::{Options, analyze as analyse, annotations};
+use cantus_twelve_tone::analysis::{CONTROL_COPIES, Options, analyze as analyse, annotations};
 use cantus_twelve_tone::row::{Convention, RowsReport, row_or_name};
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -18,14 +18,16 @@ fn row_error(py: Python<'_>, e: impl ToString) -> PyErr {
     error(py, "RowError", e.to_string(), Place::default())
 }
 
-/// Analyses `score` with `row` (inferred when None): `(json, listing, marks)`.
+/// Analyses `score` with `row` (inferred when None), judging the verdict against
+/// `control_copies` pitch-class-shuffled copies: `(json, listing, marks)`.
 #[pyfunction]
-#[pyo3(signature = (score, row=None, min_positions=8))]
+#[pyo3(signature = (score, row=None, min_positions=8, control_copies=CONTROL_COPIES))]
 pub fn analyze(
     py: Python<'_>,
     score: &NativeScore,
     row: Option<&str>,
     min_positions: u8,
+    control_copies: u8,
 ) -> PyResult<(String, String, Marks)> {
     let row = row
         .map(row_or_name)
@@ -35,7 +37,7 @@ pub fn analyze(
     let options = Options {
         row,
         min_positions,
-        ..Options::default()
+        control_copies,
     };
     let scored = Arc::clone(&score.score);
     let analysis = py.detach(|| analyse(&scored, &options)).map_err(|e| {

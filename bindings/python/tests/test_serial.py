@@ -41,11 +41,27 @@ def test_canons_and_the_row_given(webern) -> None:
         assert isinstance(c.delay, Fraction)
 
 
+def test_the_verdict_is_judged_against_shuffled_copies(webern) -> None:
+    a = cantus.analyze(webern)
+    assert len(a.control.copies) == 3 and a.control.skipped is None
+    assert all(c.notes == a.notes for c in a.control.copies)
+    # Webern's order is what the copies lose: his share in complete statements
+    # clearly exceeds the best of theirs.
+    assert a.control.highest is not None and a.complete_share > a.control.highest + 0.2
+    assert [c.seed for c in a.control.copies] == [c["seed"] for c in a.raw["control"]["copies"]]
+    alone = cantus.analyze(webern, control_copies=0)
+    assert alone.control.copies == () and alone.control.highest is None
+    assert alone.control.skipped
+
+
 def test_analysis_errors(webern) -> None:
     with pytest.raises(cantus.RowError):
         cantus.analyze(webern, row="no such row")
     with pytest.raises(cantus.AnalysisError, match="min_positions"):
         cantus.analyze(webern, min_positions=13)
+    for copies in (17, -1, 1000):
+        with pytest.raises(cantus.AnalysisError, match="control_copies"):
+            cantus.analyze(webern, control_copies=copies)
 
 
 def test_rows_gives_48_forms_the_matrix_and_properties() -> None:

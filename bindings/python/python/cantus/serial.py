@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import _cantus, _display
+from .errors import AnalysisError
 
 if TYPE_CHECKING:
     from .score import Score
@@ -23,6 +24,8 @@ __all__ = [
     "Statement",
     "Canon",
     "Elision",
+    "ControlCopy",
+    "Control",
     "Analysis",
     "analyze",
     "Rows",
@@ -128,6 +131,53 @@ class Elision:
     shared: int
 
 
+@dataclass(frozen=True, slots=True)
+class ControlCopy:
+    """One copy of the piece with its pitch classes shuffled (seeded), analysed as
+    the piece was: how many of its notes statements explain, and complete ones."""
+
+    seed: int
+    notes: int
+    explained: int
+    explained_by_complete: int
+    row: Optional[tuple[int, ...]]
+
+    @property
+    def complete_share(self) -> float:
+        """The share of the copy's notes in complete statements."""
+        return self.explained_by_complete / self.notes if self.notes else 0.0
+
+    @classmethod
+    def _of(cls, d: dict[str, Any]) -> "ControlCopy":
+        row = d.get("row")
+        return cls(
+            d["seed"], d["notes"], d["explained"], d["explained_by_complete"],
+            None if row is None else tuple(row),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """What the verdict is judged against: the same analysis on copies of the piece
+    with its pitch classes shuffled. A piece is twelve-tone only when its share of
+    notes in complete statements clearly exceeds the copies' (chance finds
+    statements of some row in any chromatic texture). ``skipped`` says why no copy
+    was analysed, when none was."""
+
+    copies: tuple[ControlCopy, ...]
+    skipped: Optional[str] = None
+
+    @property
+    def highest(self) -> Optional[float]:
+        """The highest share in complete statements among the copies (None without
+        copies)."""
+        return max((c.complete_share for c in self.copies), default=None)
+
+    @classmethod
+    def _of(cls, d: dict[str, Any]) -> "Control":
+        return cls(tuple(ControlCopy._of(c) for c in d.get("copies", [])), d.get("skipped"))
+
+
 @dataclass(frozen=True)
 class Analysis:
     """What :func:`analyze` found (the JSON of ``cantus analyze --json`` in
@@ -144,6 +194,7 @@ class Analysis:
     elisions: tuple[Elision, ...]
     canons: tuple[Canon, ...]
     unexplained: tuple[AnalysedNote, ...]
+    control: Control
     listing: str
     raw: dict[str, Any]
     _marks: Any
@@ -154,6 +205,12 @@ class Analysis:
     def share(self) -> float:
         """The share of notes some statement explains (0 for an empty piece)."""
         return self.explained / self.notes if self.notes else 0.0
+
+    @property
+    def complete_share(self) -> float:
+        """The share of notes in complete statements: what the verdict weighs
+        against :attr:`control`."""
+        return self.explained_by_complete / self.notes if self.notes else 0.0
 
     def __str__(self) -> str:
         return self.listing
@@ -181,6 +238,12 @@ class Analysis:
                 ("verdict", self.verdict),
                 ("explained", f"{self.explained} of {self.notes} ({self.share:.0%})"),
                 ("by complete statements", self.explained_by_complete),
+                (
+                    "shuffled copies",
+                    self.control.skipped
+                    if self.control.highest is None
+                    else f"{len(self.control.copies)}, at most {self.control.highest:.0%} in complete statements",
+                ),
             ]
         )
         statements = _display.table(
@@ -209,7 +272,13 @@ class Analysis:
         return picture + head + statements + canons
 
 
-def analyze(score: "Score", row: Optional[RowLike] = None, *, min_positions: int = 8) -> Analysis:
+def analyze(
+    score: "Score",
+    row: Optional[RowLike] = None,
+    *,
+    min_positions: int = 8,
+    control_copies: int = 3,
+) -> Analysis:
     """The serial analysis of `score`.
 
     Args:
@@ -217,14 +286,20 @@ def analyze(score: "Score", row: Optional[RowLike] = None, *, min_positions: int
         row: the row (pitch classes, note names, or a historical name such as
             ``"Webern Op. 21"``); inferred from the music when None.
         min_positions: fewest order positions (of 12) a statement must sound.
+        control_copies: copies of the piece with its pitch classes shuffled that
+            the verdict is judged against (:attr:`Analysis.control`; each one more
+            analysis, at most 16); 0 judges by the share in complete statements
+            alone.
 
     Raises:
         RowError: `row` is neither a row nor a historical row's name.
-        AnalysisError: the piece's times fit no exact grid, or `min_positions`
-            is not 1..12.
+        AnalysisError: the piece's times fit no exact grid, `min_positions` is
+            not 1..12, or `control_copies` is not 0..16.
     """
+    if not 0 <= control_copies <= 255:
+        raise AnalysisError(f"control_copies must be at most 16, got {control_copies}")
     text = None if row is None else _row_text(row)
-    doc, listing, marks = _cantus.analyze(score._native, text, min_positions)
+    doc, listing, marks = _cantus.analyze(score._native, text, min_positions, control_copies)
     d = json.loads(doc)
     return Analysis(
         row=None if d["row"] is None else tuple(d["row"]),
@@ -238,6 +313,7 @@ def analyze(score: "Score", row: Optional[RowLike] = None, *, min_positions: int
         elisions=tuple(Elision(e["from"], e["to"], e["shared"]) for e in d["elisions"]),
         canons=tuple(Canon._of(c) for c in d["canons"]),
         unexplained=tuple(AnalysedNote._of(n) for n in d["unexplained"]),
+        control=Control._of(d["control"]),
         listing=listing,
         raw=d,
         _marks=marks,
