@@ -3,9 +3,8 @@
 //!
 //! The domain crates know how to compose, judge and measure, and each registers
 //! itself as one unit (`cantus-registry`); this crate knows the program around
-//! them: the whole `cantus.toml` ([`settings`]: the one mapping from `[harness]` to
-//! a budget and to how a model is asked), which model a command runs with
-//! ([`models`]), the brief [`bank`], the serial analysis of a directory of scores
+//! them: which model a command runs with ([`models`]: the `cantus.toml` it names, read
+//! as `cantus_backend::Config`, the one type of that file), the brief [`bank`], the serial analysis of a directory of scores
 //! ([`corpus`]) and the [`experiment`] runner, and the command
 //! line ([`cli`]), which parses arguments into these calls and the registered
 //! domains' and prints what comes back. [`domains`] links the domains the program
@@ -18,4 +17,3 @@ pub mod corpus;
 pub mod domains;
 pub mod experiment;
 pub mod models;
-pub mod settings;

@@ -3,8 +3,7 @@
 //!
 //! Without a config Cantus uses its embedded symbolic proposers and no network.
 
-use crate::settings::Settings;
-use cantus_backend::Cassette;
+use cantus_backend::{Cassette, Config};
 use cantus_framework::ModelBackend;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,7 +22,8 @@ pub struct ModelSource {
 /// A loaded `cantus.toml` and the backend it names, ready to answer.
 #[derive(Clone)]
 pub struct Configured {
-    pub settings: Settings,
+    /// The whole file (`cantus_backend::Config`).
+    pub settings: Config,
     pub backend: Arc<dyn ModelBackend>,
 }
 
@@ -51,7 +51,7 @@ impl ModelSource {
         let Some(path) = &self.config else {
             return Ok(None);
         };
-        let settings = Settings::load(path).map_err(|e| ModelSetupError(e.to_string()))?;
+        let settings = Config::load(path).map_err(|e| ModelSetupError(e.to_string()))?;
         let backend = self.backend(path, &settings)?;
         Ok(Some(Configured { settings, backend }))
     }
@@ -59,13 +59,13 @@ impl ModelSource {
     fn backend(
         &self,
         path: &Path,
-        settings: &Settings,
+        settings: &Config,
     ) -> Result<Arc<dyn ModelBackend>, ModelSetupError> {
         if let Some(cassette) = &self.replay {
             let replay = Cassette::replay(cassette).map_err(|e| ModelSetupError(e.to_string()))?;
             return Ok(Arc::new(replay));
         }
-        let built = cantus_backend::build(&settings.models())
+        let built = cantus_backend::build(settings)
             .map_err(|e| ModelSetupError(format!("{}: [backend]: {e}", path.display())))?;
         Ok(match &self.record {
             Some(cassette) => Arc::new(

@@ -2,7 +2,7 @@
 //! has a documented bound; the shipped example configs load, build and document every
 //! key.
 
-use cantus::settings::Settings;
+use cantus_backend::Config;
 use cantus_backend::PluginConfig;
 use cantus_framework::Budget;
 use cantus_twelve_tone::gate::GateMode;
@@ -14,7 +14,7 @@ fn examples() -> PathBuf {
 }
 
 fn error_of(text: &str) -> String {
-    Settings::from_toml_str(text, "my.toml")
+    Config::from_toml_str(text, "my.toml")
         .unwrap_err()
         .to_string()
 }
@@ -40,7 +40,7 @@ fn a_misspelt_key_is_refused_naming_it_and_its_line() {
 
 #[test]
 fn a_file_that_cannot_be_read_is_named() {
-    let err = Settings::load(&examples().join("no-such.toml"))
+    let err = Config::load(&examples().join("no-such.toml"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("no-such.toml"), "{err}");
@@ -104,7 +104,7 @@ fn unusable_values_are_refused_naming_key_and_line() {
 fn a_valid_file_keeps_its_values() {
     let text = "[backend]\nkind = \"ollama\"\nbase_url = \"http://[::1]:11434\"\nmodel = \"m\"\nretries = 0\n\
                 backoff_s = 0\n[harness]\nconstrained = true\n[gate]\nmode = \"relaxed\"\n";
-    let config = Settings::from_toml_str(text, "ok.toml").unwrap();
+    let config = Config::from_toml_str(text, "ok.toml").unwrap();
     assert_eq!(config.backend.kind, "ollama");
     assert_eq!(
         (config.backend.retries, config.backend.timeout_s),
@@ -182,7 +182,7 @@ fn durations_and_counts_past_their_bounds_are_refused_with_the_key_and_line() {
 
 #[test]
 fn the_harness_section_is_the_one_budget_mapping() {
-    let settings = Settings::from_toml_str(
+    let settings = Config::from_toml_str(
         "[harness]\nattempts_per_event = 5\nmax_proposer_calls = 9\ndeadline_s = 2.5\n",
         "h.toml",
     )
@@ -209,12 +209,12 @@ fn the_harness_section_is_the_one_budget_mapping() {
 #[test]
 fn a_server_that_takes_only_json_schemas_is_asked_with_one() {
     let text = "[backend]\nkind = \"openai\"\nconstraint = \"json-schema\"\n";
-    let settings = Settings::from_toml_str(text, "my.toml").unwrap();
+    let settings = Config::from_toml_str(text, "my.toml").unwrap();
     let ask = settings.ask(true);
     assert!(ask.constrained && ask.json_schema);
     for dialect in ["llama.cpp", "vllm", "vllm-guided", "sglang", "none"] {
         let text = format!("[backend]\nkind = \"openai\"\nconstraint = \"{dialect}\"\n");
-        let settings = Settings::from_toml_str(&text, "my.toml").unwrap();
+        let settings = Config::from_toml_str(&text, "my.toml").unwrap();
         assert!(!settings.ask(true).json_schema, "{dialect} takes a grammar");
     }
 }
@@ -228,7 +228,7 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
             continue;
         }
         seen += 1;
-        let config = Settings::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let config = Config::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let raw: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
         let backend = raw["backend"].as_table().unwrap();
         // The null model draws from the grammar in-process: no server, no key.
@@ -240,7 +240,7 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
                 path.display()
             );
         }
-        match cantus_backend::build(&config.models()) {
+        match cantus_backend::build(&config) {
             Ok(b) => assert!(b.name().starts_with(&config.backend.kind)),
             // Hosted servers need their key variable; the error names it.
             Err(e) => {
@@ -257,7 +257,7 @@ fn every_example_config_loads_builds_and_has_base_url_and_api_key_env() {
 
 #[test]
 fn the_local_example_points_at_the_local_model_server() {
-    let config = Settings::load(&examples().join("local.toml")).unwrap();
+    let config = Config::load(&examples().join("local.toml")).unwrap();
     let b = &config.backend;
     assert_eq!(b.kind, "openai");
     assert_eq!(b.base_url.as_deref(), Some("http://127.0.0.1:8088/v1"));
@@ -269,7 +269,7 @@ fn the_local_example_points_at_the_local_model_server() {
 fn the_commented_example_documents_every_key() {
     let text = std::fs::read_to_string(examples().join("cantus.toml")).unwrap();
     let mut keys = Vec::new();
-    let config = serde_json::to_value(Settings::default()).unwrap();
+    let config = serde_json::to_value(Config::default()).unwrap();
     for table in ["backend", "harness", "gate"] {
         for key in config[table].as_object().unwrap().keys() {
             keys.push(key.clone());

@@ -13,7 +13,7 @@
 //! To add a target, add its corpus directory and one entry to [`targets`].
 
 use cantus::experiment::run::parse_results;
-use cantus::settings::Settings;
+use cantus_backend::Config;
 use cantus_framework::Budget;
 use cantus_fuzz::{CountingAllocator, Limits, Target, no_generated, nothing_more, run};
 use cantus_music::format::{self, Format, ReadOptions};
@@ -329,7 +329,7 @@ fn targets() -> Vec<Target> {
             name: "config",
             read: |b| {
                 if let Ok(text) = std::str::from_utf8(b)
-                    && let Ok(settings) = Settings::from_toml_str(text, "cantus.toml") {
+                    && let Ok(settings) = Config::from_toml_str(text, "cantus.toml") {
                         // Every accepted value converts without a panic (1e20 s did not).
                         let _ = settings.harness.budget(Budget::default());
                         let _ = settings.ask(false);

@@ -10,7 +10,6 @@
 //! once that a config will not work.
 
 use super::{Exit, bad_input};
-use crate::settings::Settings;
 use cantus_backend::Config;
 use cantus_backend::PluginInfo;
 use std::path::PathBuf;
@@ -64,11 +63,11 @@ pub fn run(args: Args) -> Exit {
         .map(Entry::Found)
         .collect();
     if let Some(path) = &args.config {
-        let settings = match Settings::load(path) {
+        let settings = match Config::load(path) {
             Ok(settings) => settings,
             Err(e) => return bad_input(e),
         };
-        entries.extend(load_named(&settings.models()));
+        entries.extend(load_named(&settings));
     }
     let failed = entries.iter().any(|e| matches!(e, Entry::Failed { .. }));
     if args.json {

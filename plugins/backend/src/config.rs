@@ -1,25 +1,34 @@
-//! The model sections of `cantus.toml`: which backend to use and how (`[backend]`),
-//! and which plugins to load (`[[plugins]]`).
+//! `cantus.toml`, the whole file, as one type ([`Config`]): which backend to use and
+//! how (`[backend]`), which plugins to load (`[[plugins]]`), the engine's budgets and
+//! how a model is asked (`[harness]`) and the release gate's mode (`[gate]`, both in
+//! [`crate::harness`]). The program, a domain's own tools and tests all read it here,
+//! so a file one of them takes every other takes too.
 //!
 //! A user switches backend by editing this file only. Keys are never stored here:
 //! `api_key_env` names an environment variable, read when the backend is built.
 //! Unknown keys are errors naming the key and its line (serde's `deny_unknown_fields`
 //! with toml's spans), because a misspelt `temprature` silently ignored is worse than
-//! a refusal. The program's own sections (`[harness]`, `[gate]`) belong to the
-//! program, which reads the whole file with [`TomlSource`] and hands the model
-//! sections here as a [`Config`].
+//! a refusal.
 
 pub use crate::dialect::ConstraintDialect;
+pub use crate::harness::{GateSettings, HarnessSettings};
 pub use crate::validate::TomlSource;
+use cantus_framework::AskOptions;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// The model sections of a config file.
+/// A whole `cantus.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
     pub backend: BackendConfig,
+    /// `[harness]`: the engine's budgets and how a model is asked.
+    #[serde(default)]
+    pub harness: HarnessSettings,
+    /// `[gate]`: the release gate's mode.
+    #[serde(default)]
+    pub gate: GateSettings,
     /// Extra plugins to load and list (`[[plugins]]`), beyond the one `[backend]` may name.
     #[serde(default)]
     pub plugins: Vec<PluginConfig>,
@@ -148,15 +157,32 @@ mod defaults {
 pub struct ConfigError(pub String);
 
 impl Config {
-    /// Parses and validates a file holding only the model sections, naming `origin` (a
-    /// path) in errors: `origin:line:column:` then the problem and the key (an unknown
-    /// key, a zero timeout, a `base_url` that is not an http(s) URL, an `api_key_env`
-    /// that is not a variable name).
+    /// Parses and validates a file, naming `origin` (a path) in errors:
+    /// `origin:line:column:` then the problem and the key (an unknown key, a zero
+    /// timeout, a `base_url` that is not an http(s) URL, an `api_key_env` that is not a
+    /// variable name, a budget past its bound).
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, ConfigError> {
         let source = TomlSource::new(text, origin);
         let config: Config = source.parse()?;
         config.backend.check(&source)?;
+        config.harness.check(&source)?;
         Ok(config)
+    }
+
+    /// How a proposer asks the model: `[harness]` and `[backend]`'s sampling, with the
+    /// `--constrained` flag switching constrained decoding on. A backend whose
+    /// constraint dialect takes only JSON schemas (`constraint = "json-schema"`) is
+    /// asked with a schema wherever the domain has one.
+    pub fn ask(&self, constrained_flag: bool) -> AskOptions {
+        AskOptions {
+            constrained: constrained_flag || self.harness.constrained,
+            json_schema: self.harness.json_schema || self.backend.constraint.wants_json_schema(),
+            reasks: self.harness.reasks,
+            temperature: self.backend.temperature,
+            seed: self.backend.seed,
+            max_tokens: self.backend.max_tokens,
+            freedom: self.harness.freedom,
+        }
     }
 
     /// Reads and parses the file at `path`.

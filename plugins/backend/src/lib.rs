@@ -38,6 +38,7 @@ pub mod config;
 pub mod deadline;
 pub mod dialect;
 pub mod grammar;
+pub mod harness;
 mod http;
 pub mod lenient;
 pub mod null;
@@ -54,7 +55,9 @@ pub use anthropic::AnthropicBackend;
 pub use behaviour::Behaviour;
 pub use cassette::Cassette;
 pub use concurrency::Concurrency;
-pub use config::{BackendConfig, Config, ConfigError, PluginConfig, TomlSource};
+pub use config::{
+    BackendConfig, Config, ConfigError, GateSettings, HarnessSettings, PluginConfig, TomlSource,
+};
 pub use deadline::Deadline;
 pub use dialect::ConstraintDialect;
 pub use null::NullBackend;

@@ -27,6 +27,16 @@ pub mod limits {
     pub const MAX_TOKENS: u32 = 1_000_000;
     /// Largest `temperature`.
     pub const TEMPERATURE: f64 = 10.0;
+    /// Longest `[harness] deadline_s` of one run: seven days.
+    pub const DEADLINE_S: f64 = 604_800.0;
+    /// Most `[harness] attempts_per_event`.
+    pub const ATTEMPTS_PER_EVENT: u32 = 100;
+    /// Most `[harness] replans_per_section`.
+    pub const REPLANS_PER_SECTION: u32 = 100;
+    /// Most `[harness] max_proposer_calls`.
+    pub const MAX_PROPOSER_CALLS: u64 = 1_000_000;
+    /// Most `[harness] reasks`.
+    pub const REASKS: u32 = 20;
 }
 
 /// The text of a config file and its name (a path), for located errors.
