@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Exit {
             let author = job.model(
                 backend.as_ref(),
                 ModelFillOptions {
-                    constrained,
+                    ask: super::workflow::author_options(constrained),
                     ..ModelFillOptions::default()
                 },
             );

@@ -8,6 +8,7 @@
 use super::fingerprint::table;
 use super::model::ModelArgs;
 use super::{Exit, bad_input};
+use cantus_framework::AskOptions;
 use cantus_libretto::copy::COPY_THRESHOLD;
 use cantus_libretto::fill::{
     FillError, FillRequest, Filled, ModelFillOptions, ModelUsage, fill, fill_with_model,
@@ -177,7 +178,10 @@ pub fn run(args: Args) -> Exit {
                     .min(usize::try_from(cap).unwrap_or(usize::MAX));
             }
             let options = ModelFillOptions {
-                constrained: m.settings.ask(args.model.constrained).constrained,
+                ask: AskOptions {
+                    constrained: m.settings.ask(args.model.constrained).constrained,
+                    ..AskOptions::default()
+                },
                 ..ModelFillOptions::default()
             };
             super::runtime().block_on(fill_with_model(

@@ -7,10 +7,10 @@ use super::fingerprint::table;
 use super::model::ModelArgs;
 use super::{Exit, bad_input};
 use crate::models::Configured;
+use cantus_framework::AskOptions;
 use cantus_libretto::Calibration;
 use cantus_libretto::retrieval::ReferenceSet;
 use cantus_libretto::workflow::Run;
-use cantus_libretto::workflow::model::ModelOptions;
 use cantus_music::format;
 use std::path::{Path, PathBuf};
 
@@ -48,10 +48,10 @@ pub struct WorkflowArgs {
 }
 
 /// How the workflows' model author asks (`constrained`: [`Setup::constrained`]).
-pub fn author_options(constrained: bool) -> ModelOptions {
-    ModelOptions {
+pub fn author_options(constrained: bool) -> AskOptions {
+    AskOptions {
         constrained,
-        ..ModelOptions::default()
+        ..AskOptions::default()
     }
 }
 

@@ -32,9 +32,9 @@ pub use catalogue::{
     Catalogue, CatalogueError, ChallengeSpec, Concept, Example, ExampleError, Level,
 };
 
-use cantus_framework::{Domain, ModelBackend, Outcome};
+use cantus_framework::{AskOptions, Domain, ModelBackend, Outcome};
 use cantus_libretto::retrieval::{ReferenceSet, excerpt};
-use cantus_libretto::workflow::model::{ModelAuthor, ModelOptions};
+use cantus_libretto::workflow::model::ModelAuthor;
 use cantus_libretto::workflow::teach::{AxisBand, Challenge, Lesson, TeachJob};
 use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft, Run};
 use cantus_libretto::{Axis, Calibration};
@@ -80,7 +80,7 @@ pub enum Answerer<'a> {
         /// The backend.
         backend: &'a dyn ModelBackend,
         /// Sampling settings.
-        options: ModelOptions,
+        options: AskOptions,
     },
 }
 

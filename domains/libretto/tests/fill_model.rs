@@ -143,7 +143,10 @@ fn run(
     constrained: bool,
 ) -> Result<Filled, FillError> {
     let options = ModelFillOptions {
-        constrained,
+        ask: cantus_framework::AskOptions {
+            constrained,
+            ..Default::default()
+        },
         ..ModelFillOptions::default()
     };
     tokio::runtime::Builder::new_current_thread()

@@ -6,11 +6,11 @@
 
 use async_trait::async_trait;
 use cantus_framework::{
-    ModelBackend, ModelError, ModelReply, ModelRequest, Outcome as EngineOutcome, Usage,
+    AskOptions, ModelBackend, ModelError, ModelReply, ModelRequest, Outcome as EngineOutcome, Usage,
 };
 use cantus_libretto::workflow::extend::{ExtendJob, ExtendRequest};
 use cantus_libretto::workflow::generate::{GenerateJob, GenerateRequest, Style, embedded_author};
-use cantus_libretto::workflow::model::{ModelAuthor, ModelOptions};
+use cantus_libretto::workflow::model::ModelAuthor;
 use cantus_libretto::workflow::morph::{MorphJob, MorphRequest, Recombiner};
 use cantus_libretto::workflow::{
     Ask, Author, AuthorError, Draft, Judge, Outcome, Verdict, Workflow, WorkflowError, refine,
@@ -370,7 +370,7 @@ async fn generation_asked_of_a_model_reports_rounds_calls_tokens_and_the_gate_no
     let model = Parrot(reply, Mutex::new(Vec::new()));
     let req = GenerateRequest::new(Style::Genre("jazz".into()), Calibration::original(), None);
     let job = GenerateJob::new(&req).unwrap();
-    let author = ModelAuthor::new(&model, job.task.clone(), ModelOptions::default());
+    let author = ModelAuthor::new(&model, job.task.clone(), AskOptions::default());
     let run = job.run(&author, 3, 7).await;
     // The same 16-bar answer three times: never 64–179 bars long.
     assert_eq!(run.rounds.len(), 3);
@@ -429,9 +429,9 @@ async fn a_constrained_model_is_held_to_the_tasks_bars_and_read_under_its_header
         "@1 [-]\n  Melody: C5@1>4\n  Harmony: E4+G4@1>8\n  Bass: C3@1>16\n",
         Mutex::new(Vec::new()),
     );
-    let options = ModelOptions {
+    let options = AskOptions {
         constrained: true,
-        ..ModelOptions::default()
+        ..AskOptions::default()
     };
     let author = ModelAuthor::new(&model, job.task.clone(), options);
     let run = job.run(&author, 1, 0).await;
@@ -456,7 +456,7 @@ async fn a_constrained_model_is_held_to_the_tasks_bars_and_read_under_its_header
     );
     // Unconstrained, no grammar is sent.
     let plain = Parrot("", Mutex::new(Vec::new()));
-    let author = ModelAuthor::new(&plain, job.task.clone(), ModelOptions::default());
+    let author = ModelAuthor::new(&plain, job.task.clone(), AskOptions::default());
     let _ = job.run(&author, 1, 0).await;
     assert!(plain.1.lock().unwrap()[0].constraint.is_none());
 }

@@ -16,21 +16,23 @@ use super::judge::{Gap, Selection};
 use super::prompt::{self, Shown};
 use super::{FillError, FillRequest, Filled, ModelUsage, constraint, reply};
 use crate::calibration::Calibration;
-use cantus_framework::{Asking, Constraint, ModelBackend, ModelError, ModelRequest, Sampling};
+use cantus_framework::{
+    AskOptions, Asking, Constraint, ModelBackend, ModelError, ModelRequest, Sampling,
+};
 use cantus_music::Score;
 use serde_json::json;
 
-/// How to ask the model.
+/// How to ask the model: the framework's [`AskOptions`], as every model-backed
+/// proposer is asked, and what is the gap filler's own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelFillOptions {
-    /// Send a GBNF grammar admitting only the gap's bars of well-formed notes.
-    pub constrained: bool,
+    /// Of these the filler reads `constrained` (a GBNF grammar admitting only the
+    /// gap's bars of well-formed notes), `temperature` and `max_tokens` (`None`: the
+    /// backend's configured values); the request's candidates are its re-asks, and
+    /// its seed the sampling seed.
+    pub ask: AskOptions,
     /// Bars of context shown on each side of the gap.
     pub context_bars: u32,
-    /// Sampling temperature (`None`: the backend's configured value).
-    pub temperature: Option<f64>,
-    /// Reply token limit (`None`: the backend's configured value).
-    pub max_tokens: Option<u32>,
     /// What the first request shows as the previous attempt's problems (a
     /// workflow's judge on its last round: `extend`); later requests show the
     /// previous candidate's.
@@ -40,10 +42,8 @@ pub struct ModelFillOptions {
 impl Default for ModelFillOptions {
     fn default() -> Self {
         ModelFillOptions {
-            constrained: false,
+            ask: AskOptions::default(),
             context_bars: 4,
-            temperature: None,
-            max_tokens: None,
             feedback: Vec::new(),
         }
     }
@@ -62,6 +62,7 @@ pub async fn fill_with_model(
     let gap = Gap::new(score, req, table)?;
     let shown = Shown::new(&gap, options.context_bars)?;
     let constraint = options
+        .ask
         .constrained
         .then(|| Constraint::Gbnf(constraint::gbnf(&gap, &shown)));
     let name = backend.name();
@@ -81,9 +82,9 @@ pub async fn fill_with_model(
             messages: prompt::messages(&gap, &shown, &feedback),
             constraint: constraint.clone(),
             sampling: Sampling {
-                temperature: options.temperature,
+                temperature: options.ask.temperature,
                 seed: Some(req.seed.wrapping_add(u64::from(k))),
-                max_tokens: options.max_tokens,
+                max_tokens: options.ask.max_tokens,
             },
             context: json!({
                 "domain": "libretto",

@@ -10,14 +10,16 @@
 //! goes into the next round's feedback); a reply without its own header is
 //! read under the task's. A failed call or an unreadable reply is a round
 //! without a candidate; a configuration error stops the run. The calls,
-//! tokens and stop reasons of each round are kept. With constrained decoding
-//! ([`ModelOptions::constrained`]) the reply is held to the bars of the task's
-//! header ([`constraint`]) and read under that header.
+//! tokens and stop reasons of each round are kept. The author is asked with the
+//! framework's [`AskOptions`], as every model-backed proposer is: it reads their
+//! `temperature`, `max_tokens` and `constrained` (the workflow's round gives the
+//! seed; a round is asked once). With constrained decoding the reply is held to the
+//! bars of the task's header ([`constraint`]) and read under that header.
 
 use super::{Ask, Author, AuthorError, Draft, Workflow};
 use crate::fill::ModelUsage;
 use cantus_framework::{
-    Constraint, Message, ModelBackend, ModelError, ModelRequest, Sampling, async_trait,
+    AskOptions, Constraint, Message, ModelBackend, ModelError, ModelRequest, Sampling, async_trait,
 };
 use cantus_music::Score;
 use cantus_music::grammar::{self, Diagnostic, ParseOptions};
@@ -55,19 +57,6 @@ pub struct Task {
     pub context: Value,
 }
 
-/// Sampling settings (`None`: the backend's configured value).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ModelOptions {
-    /// Sampling temperature.
-    pub temperature: Option<f64>,
-    /// Reply token limit.
-    pub max_tokens: Option<u32>,
-    /// Constrained decoding: hold the reply to the bars of the task's header
-    /// (every bar line in order, one line per voice, well-formed notes; see
-    /// [`constraint`]); the reply is then read under the task's header.
-    pub constrained: bool,
-}
-
 /// The grammar a constrained reply is held to: bars 1 to `BARS:` of `header`,
 /// each with a line per voice of its `VOICES:` line (`None` when the header
 /// does not read, or declares no bars or no voices).
@@ -87,12 +76,12 @@ pub fn constraint(header: &str) -> Option<String> {
 pub struct ModelAuthor<'a> {
     backend: &'a dyn ModelBackend,
     task: Task,
-    options: ModelOptions,
+    options: AskOptions,
 }
 
 impl<'a> ModelAuthor<'a> {
     /// An author asking `backend` to do `task`.
-    pub fn new(backend: &'a dyn ModelBackend, task: Task, options: ModelOptions) -> Self {
+    pub fn new(backend: &'a dyn ModelBackend, task: Task, options: AskOptions) -> Self {
         ModelAuthor {
             backend,
             task,
