@@ -119,8 +119,8 @@ async fn harness(backend: Arc<dyn ModelBackend>, decoding: Decoding) {
         mode,
         &outcome,
         t.proposer_calls,
-        t.tokens_in,
-        t.tokens_out,
+        t.usage.tokens_in,
+        t.usage.tokens_out,
         wall,
     );
     let mut honoured = 0;

@@ -90,8 +90,8 @@ async fn short_briefs_are_delivered_by_the_local_model_within_three_calls_a_sect
             "REAL-MODEL | {brief:<52} | {verdict:<50} | calls {:>2} continues {} | tokens {:?}/{:?} | {} ms",
             t.proposer_calls,
             t.continues,
-            t.tokens_in,
-            t.tokens_out,
+            t.usage.tokens_in,
+            t.usage.tokens_out,
             started.elapsed().as_millis()
         );
     }

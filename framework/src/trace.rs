@@ -207,13 +207,11 @@ pub struct RoundRecord {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Totals {
     pub proposer_calls: u64,
-    /// Sum over calls that reported it; `None` if no call did.
-    pub tokens_in: Option<u64>,
-    pub tokens_out: Option<u64>,
-    /// Prompt tokens served from the server's prefix cache, summed over calls that
-    /// reported it; left out when none did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens_cached: Option<u64>,
+    /// The tokens of every call, written inline (`tokens_in`, `tokens_out`, and
+    /// `tokens_cached` when a server said): each a sum over the calls that reported
+    /// it, `None` if none did ([`Usage::plus`]).
+    #[serde(flatten)]
+    pub usage: Usage,
     pub events_proposed: u64,
     pub accepted: u64,
     pub repaired: u64,
@@ -248,21 +246,9 @@ fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
 }
 
 impl Totals {
-    /// The tokens of every call, as [`Usage`] (a count no server gave stays unknown).
-    pub fn usage(&self) -> Usage {
-        Usage {
-            tokens_in: self.tokens_in,
-            tokens_out: self.tokens_out,
-            tokens_cached: self.tokens_cached,
-        }
-    }
-
     pub(crate) fn add_cost(&mut self, cost: Usage) {
         self.proposer_calls += 1;
-        let sum = self.usage().plus(cost);
-        self.tokens_in = sum.tokens_in;
-        self.tokens_out = sum.tokens_out;
-        self.tokens_cached = sum.tokens_cached;
+        self.usage += cost;
     }
 }
 

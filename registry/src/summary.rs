@@ -39,7 +39,7 @@ pub fn totals_line(t: &Totals) -> String {
             if t.continues == 1 { "" } else { "s" }
         );
     }
-    match (t.tokens_in, t.tokens_out) {
+    match (t.usage.tokens_in, t.usage.tokens_out) {
         (None, None) => {}
         (i, o) => {
             let _ = write!(
@@ -50,7 +50,7 @@ pub fn totals_line(t: &Totals) -> String {
             );
         }
     }
-    if let Some(cached) = t.tokens_cached {
+    if let Some(cached) = t.usage.tokens_cached {
         let _ = write!(s, " ({cached} prompt tokens from the server's cache)");
     }
     s

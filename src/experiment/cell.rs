@@ -343,7 +343,7 @@ where
             .collect::<std::collections::BTreeSet<_>>()
             .len() as u64,
     };
-    let (calls, tokens) = (t.proposer_calls, t.usage());
+    let (calls, tokens) = (t.proposer_calls, t.usage);
     let choice = t.choice;
     let (result, reason, score) = match outcome {
         Outcome::Released { artefact, .. } => (RunOutcome::Released, String::new(), Some(artefact)),

@@ -204,7 +204,7 @@ fn made(tried: Tried) -> Made {
             sections: tried.sections,
         }),
         calls: t.proposer_calls,
-        tokens: t.usage(),
+        tokens: t.usage,
         trace: tried.trace,
         files: Vec::new(),
         choice: t.choice,

@@ -136,8 +136,8 @@ fn smollm2_harmonises_a_bach_melody_under_the_grammar() {
             "REAL-MODEL chorale | {file:<24} | {:<50.50} | calls {:>3} | tokens in {:?} out {:?} | repaired {} dropped {} | wall {} ms",
             what,
             t.proposer_calls,
-            t.tokens_in,
-            t.tokens_out,
+            t.usage.tokens_in,
+            t.usage.tokens_out,
             t.repaired,
             t.dropped,
             start.elapsed().as_millis()
