@@ -10,6 +10,7 @@
 //! drawn as if they were the composer's — but one remark on its first note saying
 //! what was found and what its shuffled copies reached.
 
+use super::listing::percent;
 use super::report::{Analysis, NoteRole, Verdict};
 use cantus_music::annotation::{Annotations, Colour, MarkKind};
 
@@ -91,28 +92,16 @@ fn first_note(analysis: &Analysis) -> Option<(usize, cantus_music::Time)> {
 }
 
 /// The remark on a piece judged not twelve-tone: its share in complete statements
-/// beside its shuffled copies' highest.
+/// beside its shuffled copies' highest ([`Control::highest`](super::report::Control::highest)).
 fn chance_remark(analysis: &Analysis) -> String {
-    let percent = |part: usize, whole: usize| {
-        if whole == 0 {
-            0.0
-        } else {
-            100.0 * part as f64 / whole as f64
-        }
-    };
     let piece = percent(analysis.explained_by_complete, analysis.notes);
-    let copies = analysis
-        .control
-        .copies
-        .iter()
-        .map(|c| percent(c.explained_by_complete, c.notes))
-        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-    match copies {
+    match analysis.control.highest() {
         Some(high) => format!(
-            "not twelve-tone: {piece:.1}% of the notes in complete statements, its shuffled copies up to {high:.1}%; no statement drawn"
+            "not twelve-tone: {piece} of the notes in complete statements, its shuffled copies up to {}; no statement drawn",
+            percent(high.explained_by_complete, high.notes)
         ),
         None => format!(
-            "not twelve-tone: {piece:.1}% of the notes in complete statements; no statement drawn"
+            "not twelve-tone: {piece} of the notes in complete statements; no statement drawn"
         ),
     }
 }
