@@ -86,17 +86,13 @@ pub struct Attempt<'a> {
 }
 
 impl Attempt<'_> {
-    /// The ladder this trial climbs: `whole` when the condition names no rungs, else
-    /// the rungs it names, in its order, taken from `every` (all the domain's rungs,
-    /// [`Trials::rungs`]); `Err` with the first it names that `every` lacks.
-    pub fn ladder<D: Domain>(
-        &self,
-        whole: Ladder<D>,
-        every: &Ladder<D>,
-    ) -> Result<Ladder<D>, RungId> {
+    /// The ladder this trial climbs, from the domain's `ladder` (every rung it has,
+    /// [`Trials::rungs`]): all of it when the condition names no rungs, else the rungs
+    /// it names, in its order; `Err` with the first it names that `ladder` lacks.
+    pub fn ladder<D: Domain>(&self, ladder: Ladder<D>) -> Result<Ladder<D>, RungId> {
         match self.rungs {
-            None => Ok(whole),
-            Some(ids) => every.select(ids),
+            None => Ok(ladder),
+            Some(ids) => ladder.select(ids),
         }
     }
 

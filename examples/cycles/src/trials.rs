@@ -86,9 +86,7 @@ impl Trial for CyclesTrial {
 
     async fn run(&self, attempt: Attempt<'_>) -> Tried {
         // The runner gives only rungs `Trials::rungs` lists: the selection finds each.
-        let ladder = attempt
-            .ladder(crate::ladder(), &crate::ladder())
-            .unwrap_or_default();
+        let ladder = attempt.ladder(crate::ladder()).unwrap_or_default();
         let engine = Engine::new(Cycles, verifier(), ladder, CycleGate)
             .with_budget(attempt.budget(crate::budget()));
         let proposer = SloppyProposer {

@@ -135,9 +135,7 @@ impl Trial for ChoraleTrial {
         };
         // The runner gives only rungs `Trials::rungs` lists (the same under either
         // profile), so the selection finds each one.
-        let ladder = attempt
-            .ladder(rungs::ladder(profile), &rungs::ladder(profile))
-            .unwrap_or_default();
+        let ladder = attempt.ladder(rungs::ladder(profile)).unwrap_or_default();
         let engine = Engine::new(
             ChoraleDomain,
             predicates::verifier(profile),
