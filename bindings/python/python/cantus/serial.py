@@ -296,7 +296,10 @@ def analyze(
         AnalysisError: the piece's times fit no exact grid, `min_positions` is
             not 1..12, or `control_copies` is not 0..16.
     """
-    if not 0 <= control_copies <= 255:
+    # Past what the native call takes (a byte) the analyser's own check cannot speak.
+    if control_copies < 0:
+        raise AnalysisError(f"control_copies must not be negative, got {control_copies}")
+    if control_copies > 255:
         raise AnalysisError(f"control_copies must be at most 16, got {control_copies}")
     text = None if row is None else _row_text(row)
     doc, listing, marks = _cantus.analyze(score._native, text, min_positions, control_copies)
