@@ -139,6 +139,21 @@ pub(crate) fn pop_voicing(a: &mut Analysis) {
     }
 }
 
+/// What `test` says of `a` with `v` pushed as its next beat, `a` left as it was;
+/// `false` where `v` cannot be pushed ([`push_voicing`]).
+pub(crate) fn with_voicing(
+    a: &mut Analysis,
+    v: &Voicing,
+    test: impl FnOnce(&mut Analysis) -> bool,
+) -> bool {
+    if !push_voicing(a, v) {
+        return false;
+    }
+    let holds = test(a);
+    pop_voicing(a);
+    holds
+}
+
 /// The online state: the chorale written so far, analysed up to its last beat.
 #[derive(Clone, Debug)]
 pub struct ChState {

@@ -54,7 +54,7 @@
 
 use super::search::{Completer, Task};
 use crate::analysis::Analysis;
-use crate::domain::{Voicing, pop_voicing, push_voicing};
+use crate::domain::{Voicing, pop_voicing, push_voicing, with_voicing};
 use crate::pitch::{Part, Tone};
 use crate::rules::{self, Profile};
 use cantus_framework::model::gbnf_literal;
@@ -139,13 +139,8 @@ pub(crate) fn continues(a: &mut Analysis, profile: Profile) -> bool {
         };
         next.sort_by_key(away);
     }
-    next.iter().any(|v| {
-        push_voicing(a, v) && {
-            let clean = !rules::breaks_hard(a, b, profile);
-            pop_voicing(a);
-            clean
-        }
-    })
+    next.iter()
+        .any(|v| with_voicing(a, v, |a| !rules::breaks_hard(a, b, profile)))
 }
 
 /// The lower parts of `a` at beat `b`, if written.
@@ -201,15 +196,8 @@ pub(crate) fn offer(task: &Task<'_>, refused: Option<Voicing>, profile: Profile)
     if b >= a.total() {
         return Offer::default();
     }
-    let mut admitted = Vec::new();
-    for v in shaped(&a, b) {
-        if push_voicing(&mut a, &v) {
-            if !rules::breaks_hard(&a, b, profile) {
-                admitted.push(v);
-            }
-            pop_voicing(&mut a);
-        }
-    }
+    let mut admitted = shaped(&a, b);
+    admitted.retain(|v| with_voicing(&mut a, v, |a| !rules::breaks_hard(a, b, profile)));
     // Every voicing not known to be a dead end (a search that ran out of budget
     // rules nothing out); where every one is, those that can still go one beat
     // further, else what the rules admit at this beat; else, at a dead end, every
@@ -251,13 +239,7 @@ pub(crate) fn offer(task: &Task<'_>, refused: Option<Voicing>, profile: Profile)
         let onward: Vec<Voicing> = admitted
             .iter()
             .copied()
-            .filter(|v| {
-                push_voicing(&mut a, v) && {
-                    let onward = continues(&mut a, profile);
-                    pop_voicing(&mut a);
-                    onward
-                }
-            })
+            .filter(|v| with_voicing(&mut a, v, |a| continues(a, profile)))
             .collect();
         open = if !onward.is_empty() {
             onward
@@ -509,12 +491,9 @@ mod tests {
                 continue;
             }
             let any = shaped(&x, b).iter().any(|w| {
-                push_voicing(&mut x, w) && {
-                    let ok = !rules::breaks_hard(&x, b, Profile::Strict)
-                        && continues(&mut x, Profile::Strict);
-                    pop_voicing(&mut x);
-                    ok
-                }
+                with_voicing(&mut x, w, |x| {
+                    !rules::breaks_hard(x, b, Profile::Strict) && continues(x, Profile::Strict)
+                })
             });
             assert!(
                 !any,

@@ -11,7 +11,7 @@
 
 use super::vocabulary::{Choice, choices};
 use crate::analysis::Analysis;
-use crate::domain::{Voicing, pop_voicing, push_voicing};
+use crate::domain::{Voicing, pop_voicing, push_voicing, with_voicing};
 use crate::harmony::Chord;
 use crate::pitch::Part;
 use crate::rules::{self, Profile};
@@ -306,13 +306,11 @@ pub(crate) fn complete(
     let mut out = Vec::new();
     for b in search.first..=search.end {
         let tried = search.ordered(b);
-        let pick = tried.iter().copied().find(|v| {
-            push_voicing(&mut search.a, v) && {
-                let ok = !rules::breaks_hard(&search.a, b, search.profile);
-                pop_voicing(&mut search.a);
-                ok
-            }
-        });
+        let profile = search.profile;
+        let pick = tried
+            .iter()
+            .copied()
+            .find(|v| with_voicing(&mut search.a, v, |a| !rules::breaks_hard(a, b, profile)));
         let Some(pick) = pick.or(tried.first().copied()) else {
             break;
         };
