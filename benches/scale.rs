@@ -21,7 +21,7 @@
 
 use cantus::bank::BankRun;
 use cantus::experiment::Experiment;
-use cantus::experiment::jobs::Jobs;
+use cantus::experiment::jobs::{Jobs, io_runtime};
 use cantus::experiment::run::{Plan, read_whole_results, results_path, run};
 use cantus::experiment::shard::Shard;
 use cantus_fake_server::{FakeServer, Reply, openai_reply};
@@ -53,8 +53,9 @@ fn run_experiment(file: &Path, out: &Path, jobs: usize) -> (Instant, f64) {
         jobs: Jobs::new(jobs).unwrap(),
         shard: Shard::WHOLE,
     };
+    let io = io_runtime().unwrap();
     let started = Instant::now();
-    run(&exp, out, plan, &|_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    run(&exp, out, plan, io.handle(), &|_, _| {}).unwrap_or_else(|e| panic!("{e}"));
     (started, started.elapsed().as_secs_f64())
 }
 
@@ -163,8 +164,10 @@ fn bank() {
                 jobs: Jobs::new(jobs).unwrap(),
                 shard: Shard::WHOLE,
             };
+            let io = io_runtime().unwrap();
             let started = Instant::now();
-            let (entries, _) = cantus::bank::run(&exp, &out, &how, &|_, _| {}).unwrap();
+            let (entries, _) =
+                cantus::bank::run(&exp, &out, &how, io.handle(), &|_, _| {}).unwrap();
             let wall = started.elapsed().as_secs_f64();
             println!(
                 "bank --jobs {jobs}: {} briefs in {wall:.2} s",

@@ -97,13 +97,15 @@ pub struct BankRun {
 }
 
 /// Composes every (brief, seed) of `how.shard` of the bank `exp` into `out`,
-/// `how.jobs` at a time, calling `progress(done, total)` after each; the entries in
+/// `how.jobs` at a time (model calls on `io`, as [`run_grid`] takes it), calling
+/// `progress(done, total)` after each; the entries in
 /// the bank's order, and the lines of an earlier results file that were not records
 /// (moved aside, their runs run again).
 pub fn run(
     exp: &Experiment,
     out: &Path,
     how: &BankRun,
+    io: &tokio::runtime::Handle,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Vec<Entry>, Option<Quarantined>), BankError> {
     let results = results_path(out);
@@ -122,7 +124,7 @@ pub fn run(
         jobs: how.jobs,
         shard: how.shard,
     };
-    let ran = run_grid(exp, out, plan, progress).map_err(|e| match e {
+    let ran = run_grid(exp, out, plan, io, progress).map_err(|e| match e {
         RunError::OtherExperiment { path, .. } => BankError::Changed { path },
         other => BankError::Run(other),
     })?;

@@ -3,17 +3,20 @@
 //!
 //! The domain crates know how to compose, judge and measure, and each registers
 //! itself as one unit (`cantus-registry`); this crate knows the program around
-//! them: which model a command runs with ([`models`]: the `cantus.toml` it names, read
-//! as `cantus_backend::Config`, the one type of that file), the brief [`bank`], the serial analysis of a directory of scores
-//! ([`corpus`]) and the [`experiment`] runner, and the command
-//! line ([`cli`]), which parses arguments into these calls and the registered
-//! domains' and prints what comes back. [`domains`] links the domains the program
-//! ships, one line each.
+//! them: the brief [`bank`], the serial analysis of a directory of scores
+//! ([`corpus`]), and the command line ([`cli`]), which parses arguments into these
+//! calls, the registered domains' and the [`experiment`] runner's (its own crate,
+//! `cantus-experiment`), and prints what comes back. Which model a command runs with
+//! is `cantus_backend::ModelSource` (the `cantus.toml` it names, read as
+//! `cantus_backend::Config`, the one type of that file). [`domains`] links the
+//! domains the program ships, one line each.
 #![forbid(unsafe_code)]
 
 pub mod bank;
 pub mod cli;
 pub mod corpus;
 pub mod domains;
-pub mod experiment;
-pub mod models;
+
+/// The experiment runner, its own crate (`cantus-experiment`): re-exported under its
+/// old path, so `cantus::experiment::…` keeps working.
+pub use cantus_experiment as experiment;

@@ -4,7 +4,7 @@
 //! made (and, with the music21 venv, the same spans: onset, length and pitch); Webern's Op. 27 is not in it; the README's table is what
 //! `cantus analyze corpus/second-viennese` prints, the twelve-tone excerpt's row is the
 //! one the literature names; and the reference numbers built into the experiment
-//! (`src/experiment/second_viennese.json`) are what the corpus gives.
+//! (`experiment/src/second_viennese.json`) are what the corpus gives.
 //!
 //! `CANTUS_BLESS=1 cargo test --test corpus` rewrites the README table and that JSON
 //! after a change to the corpus or the analyser; the commit says why.
@@ -313,7 +313,7 @@ fn the_built_in_reference_set_is_the_corpus() {
     })
     .unwrap();
     assert_eq!(found.len(), items().len());
-    let json_path = root().join("src/experiment/second_viennese.json");
+    let json_path = root().join("experiment/src/second_viennese.json");
     if blessing() {
         let text = serde_json::to_string_pretty(&found).unwrap();
         std::fs::write(&json_path, text + "\n").unwrap();
@@ -322,6 +322,6 @@ fn the_built_in_reference_set_is_the_corpus() {
     let built_in: Vec<Reference> = reference::shipped();
     assert_eq!(
         built_in, found,
-        "src/experiment/second_viennese.json out of date: CANTUS_BLESS=1 cargo test --test corpus"
+        "experiment/src/second_viennese.json out of date: CANTUS_BLESS=1 cargo test --test corpus"
     );
 }

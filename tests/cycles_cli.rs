@@ -444,11 +444,6 @@ fn an_experiment_file_is_checked_by_the_domain_before_anything_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The program's code names the domain once: the line in `src/domains.rs` that links
-/// its crate. Every command above found it in the registry — the experiment runner
-/// (`src/experiment/`) included. The libraries below the program (the registry, the
-/// framework, the other domains, the plugins and the bindings) name neither its crate
-/// nor its id.
 /// A condition naming rungs runs the domain's own, in its order (as the trace's
 /// header says), and one naming a rung the domain does not have is recorded as not
 /// applicable, with the domain's rungs in the reason.
@@ -523,6 +518,10 @@ rungs = ["trim"]
     );
 }
 
+/// The program's code names the domain once: the line in `src/domains.rs` that links
+/// its crate. Every command above found it in the registry. The libraries below the
+/// program (the experiment runner, the registry, the framework, the other domains,
+/// the plugins and the bindings) name neither its crate nor its id.
 #[test]
 fn the_program_names_the_domain_only_where_it_links_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -570,7 +569,14 @@ fn the_program_names_the_domain_only_where_it_links_it() {
         "domain cycles",
     ];
     let mut below = Vec::new();
-    for top in ["registry", "framework", "domains", "plugins", "bindings"] {
+    for top in [
+        "experiment",
+        "registry",
+        "framework",
+        "domains",
+        "plugins",
+        "bindings",
+    ] {
         for path in files(top) {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             if names.iter().any(|n| text.contains(n)) {

@@ -50,7 +50,11 @@ pub fn run(args: Args) -> Exit {
         jobs: args.jobs,
         shard: args.shard,
     };
-    let entries = run_bank(&exp, &args.out, &how, &progress);
+    let io = match super::io_runtime() {
+        Ok(io) => io,
+        Err(exit) => return exit,
+    };
+    let entries = run_bank(&exp, &args.out, &how, io.handle(), &progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

@@ -45,7 +45,7 @@ pub fn run(args: Args, matches: &ArgMatches) -> Exit {
         Err(e) => return bad_input(e),
     };
     let model = match args.model.source().open() {
-        Ok(m) => m.map(|c| c.model()),
+        Ok(m) => m.as_ref().map(crate::experiment::file::registry_model),
         Err(e) => return bad_input(e),
     };
     let request = Request {

@@ -127,7 +127,11 @@ fn run_file(file: &std::path::Path, out: &std::path::Path, plan: Plan) -> Exit {
             bar.set_position(done as u64);
         }
     };
-    let result = run_experiment(&exp, out, plan, &progress);
+    let io = match super::io_runtime() {
+        Ok(io) => io,
+        Err(exit) => return exit,
+    };
+    let result = run_experiment(&exp, out, plan, io.handle(), &progress);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

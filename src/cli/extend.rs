@@ -4,7 +4,7 @@
 
 use super::workflow::{Setup, WorkflowArgs, read_score};
 use super::{Exit, bad_input};
-use crate::models::Configured;
+use cantus_backend::Configured;
 use cantus_libretto::fill::ModelFillOptions;
 use cantus_libretto::workflow::extend::{ExtendJob, ExtendRequest};
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 
 use super::workflow::{Setup, WorkflowArgs, author_options};
 use super::{Exit, bad_input};
-use crate::models::Configured;
+use cantus_backend::Configured;
 use cantus_libretto::workflow::generate::{GenerateJob, GenerateRequest, Style, embedded_author};
 use cantus_libretto::workflow::model::ModelAuthor;
 

@@ -275,6 +275,16 @@ pub fn written_exit(released: bool, write_errors: &[String]) -> Exit {
     }
 }
 
+/// The multi-threaded runtime `cantus experiment run` and `cantus bank` hand the
+/// runner ([`crate::experiment::jobs::io_runtime`]), or the exit when the system
+/// cannot start one.
+pub fn io_runtime() -> Result<tokio::runtime::Runtime, Exit> {
+    crate::experiment::jobs::io_runtime().map_err(|e| {
+        eprintln!("error: cannot start the runtime: {e}");
+        Exit::Failed
+    })
+}
+
 /// A single-threaded runtime for commands that drive the async engine.
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()

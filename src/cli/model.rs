@@ -2,7 +2,7 @@
 //! exchanges to a cassette or replay them from one. Without `--config` Cantus uses its
 //! embedded symbolic proposers and no network.
 
-use crate::models::ModelSource;
+use cantus_backend::ModelSource;
 use std::path::PathBuf;
 
 /// Model backend flags of `cantus compose` and `cantus fill`.

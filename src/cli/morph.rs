@@ -4,7 +4,7 @@
 
 use super::workflow::{Setup, WorkflowArgs, author_options, read_score};
 use super::{Exit, bad_input};
-use crate::models::Configured;
+use cantus_backend::Configured;
 use cantus_libretto::workflow::model::ModelAuthor;
 use cantus_libretto::workflow::morph::{MorphJob, MorphRequest, Recombiner};
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 
 use super::workflow::{Setup, WorkflowArgs, author_options};
 use super::{Exit, bad_input};
-use crate::models::Configured;
+use cantus_backend::Configured;
 use cantus_concepts::{Answerer, Catalogue, TeachOptions, teach};
 use cantus_libretto::Calibration;
 

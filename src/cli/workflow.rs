@@ -6,7 +6,7 @@
 use super::fingerprint::table;
 use super::model::ModelArgs;
 use super::{Exit, bad_input};
-use crate::models::Configured;
+use cantus_backend::Configured;
 use cantus_framework::AskOptions;
 use cantus_libretto::Calibration;
 use cantus_libretto::retrieval::ReferenceSet;

@@ -13,7 +13,7 @@
 use crate::errors::{Place, error};
 use crate::judge::{Given, args, domain_error, located, unit};
 use crate::score::NativeScore;
-use cantus::models::ModelSource;
+use cantus_backend::ModelSource;
 use cantus_registry::{Composed as RunComposed, DomainError, Opt, Run, RunDir, Unit, View, layout};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
@@ -92,7 +92,9 @@ pub fn compose(py: Python<'_>, request: Request) -> PyResult<Composed> {
     let configured = source
         .open()
         .map_err(|e| located(py, "ConfigError", e.to_string()))?;
-    let model = configured.as_ref().map(|c| c.model());
+    let model = configured
+        .as_ref()
+        .map(cantus::experiment::file::registry_model);
     let (folder, temporary) = match &request.out {
         Some(out) => (out.clone(), false),
         None => (scratch_folder(), true),

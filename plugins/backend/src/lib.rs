@@ -9,7 +9,8 @@
 //! three HTTP kinds — `openai`, `anthropic`, `ollama` — are thin clients over reqwest
 //! ([`wire`] and a private transport) answering one attempt each, with lenient reading
 //! of replies ([`lenient`]) and keys that never leave the process ([`secret`]). A
-//! [`Cassette`] records or replays every exchange.
+//! [`Cassette`] records or replays every exchange; a [`ModelSource`] (a config file,
+//! perhaps a cassette) opens as the [`Configured`] model a command runs with.
 //!
 //! ```
 //! use cantus_backend::{Config, build};
@@ -47,6 +48,7 @@ pub mod openai;
 pub mod registry;
 pub mod retry;
 pub mod secret;
+pub mod source;
 pub mod uniform;
 pub mod validate;
 pub mod wire;
@@ -66,6 +68,7 @@ pub use openai::OpenAiBackend;
 pub use registry::{BackendFactory, PluginInfo, build, factories, infos};
 pub use retry::{Retry, RetryPolicy};
 pub use secret::{ApiKey, leaks, scrub};
+pub use source::{Configured, ModelSetupError, ModelSource};
 pub use uniform::Language;
 pub use validate::limits;
 pub use wire::HttpBackend;

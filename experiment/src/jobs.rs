@@ -1,11 +1,16 @@
 //! `--jobs N`: N pieces in flight in one process, for `cantus experiment run` and
 //! `cantus bank`.
 //!
-//! Each piece is driven by its own worker thread (`Handle::block_on` on a shared
+//! Each piece is driven by its own worker thread (`Handle::block_on` on the caller's
 //! multi-threaded runtime), so everything a piece does on the CPU — the engine's
 //! verifying and repairing, the gates, fingerprints, writing files — runs on that
 //! thread and never on the runtime's own threads, which are left to answer the
 //! network (reqwest's connections, timers). The engine's futures need not be `Send`.
+//!
+//! The runtime is the caller's ([`io_runtime`] builds the one the command line uses):
+//! a program that already runs tokio hands in its own `Handle` and calls the runner
+//! from a blocking thread (`tokio::task::spawn_blocking`), since a worker thread of a
+//! runtime cannot block on it.
 //! Every model's backend is built once, when the experiment file or config is read,
 //! and shared by reference across the workers, so its `concurrency` semaphore is one
 //! limiter over all pieces in flight.
@@ -21,6 +26,7 @@ use std::future::Future;
 use std::str::FromStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::runtime::{Handle, Runtime};
 
 /// How many pieces may be in flight at once, 1 to [`Jobs::MAX`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,12 +75,27 @@ impl FromStr for Jobs {
     }
 }
 
-/// Runs `work` on every item, at most `jobs` at a time, calling `done` on the calling
-/// thread with each item's index and result as it finishes. The first error `done`
-/// returns stops new items from starting; the items in flight finish, and that error
-/// is returned.
+/// The runtime the command line runs experiments on: two worker threads (`cantus-io`)
+/// for the network and timers, the pieces' work being on threads of their own.
+pub fn io_runtime() -> std::io::Result<Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("cantus-io")
+        .enable_all()
+        .build()
+}
+
+/// Runs `work` on every item, at most `jobs` at a time, each driven to completion on
+/// `io` (a multi-threaded runtime's handle: a current-thread runtime would run only
+/// while something blocks on it), calling `done` on the calling thread with each
+/// item's index and result as it finishes. The first error `done` returns stops new
+/// items from starting; the items in flight finish, and that error is returned.
+///
+/// Must be called outside the runtime's worker threads (from `main`, a plain
+/// thread or `spawn_blocking`): each worker blocks on `io`.
 pub fn in_flight<T, R, E, Fut>(
     jobs: Jobs,
+    io: &Handle,
     items: Vec<T>,
     work: impl Fn(T) -> Fut + Sync,
     mut done: impl FnMut(usize, R) -> Result<(), E>,
@@ -87,13 +108,7 @@ where
     if items.is_empty() {
         return Ok(());
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("cantus-io")
-        .enable_all()
-        .build()
-        .expect("building the tokio runtime");
-    let handle = runtime.handle();
+    let handle = io;
     let workers = jobs.get().min(items.len());
     let queue = Mutex::new(items.into_iter().enumerate());
     let stop = AtomicBool::new(false);
@@ -149,8 +164,10 @@ mod tests {
     fn every_item_is_done_once_and_no_more_than_jobs_are_in_flight() {
         let (now, peak) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let mut seen = Vec::new();
+        let io = io_runtime().unwrap();
         let result: Result<(), ()> = in_flight(
             Jobs(3),
+            io.handle(),
             (0..20u64).collect(),
             |x| {
                 let (now, peak) = (&now, &peak);
@@ -181,10 +198,40 @@ mod tests {
     }
 
     #[test]
+    fn the_pieces_run_on_the_callers_runtime() {
+        let host = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("host-runtime")
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut threads = Vec::new();
+        let result: Result<(), ()> = in_flight(
+            Jobs(2),
+            host.handle(),
+            (0..4).collect(),
+            |_: i32| async {
+                // A task the piece spawns runs on the runtime it is driven on.
+                tokio::spawn(async { std::thread::current().name().map(str::to_owned) })
+                    .await
+                    .unwrap()
+            },
+            |_, name| {
+                threads.push(name);
+                Ok(())
+            },
+        );
+        assert!(result.is_ok());
+        assert_eq!(threads, vec![Some("host-runtime".to_owned()); 4]);
+    }
+
+    #[test]
     fn an_error_of_the_caller_stops_new_items_and_is_returned() {
         let started = AtomicUsize::new(0);
+        let io = io_runtime().unwrap();
         let result = in_flight(
             Jobs(2),
+            io.handle(),
             (0..100u32).collect(),
             |_| {
                 started.fetch_add(1, Ordering::SeqCst);

@@ -2,7 +2,7 @@
 //! domain's own measures, and what the model decided beside the null model.
 
 use super::{num, pct};
-use crate::experiment::metrics::Summary;
+use crate::metrics::Summary;
 use cantus_render::report::index::{Row, Table};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

@@ -11,8 +11,8 @@
 use super::conditions::{Condition, ConditionId, shipped};
 use super::metrics::degeneracy::Weights;
 use super::tasks::{FuxExercises, SingleFactor, Task, Work, from_bank};
-use crate::models::{Configured, ModelSource};
 use cantus_backend::{ConfigError, TomlSource};
+use cantus_backend::{Configured, ModelSource};
 use cantus_registry::DomainId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -134,6 +134,18 @@ impl Default for Metrics {
             reference: None,
             mmd_sigma: 0.25,
         }
+    }
+}
+
+/// The model a loaded `cantus.toml` configures, as a domain's job or trial takes it:
+/// its backend, how to ask it (`[backend]`, `[harness]`), what `[harness]` changes of
+/// the budget and `[gate] mode`. `cantus compose` builds its model the same way.
+pub fn registry_model(configured: &Configured) -> cantus_registry::Model {
+    cantus_registry::Model {
+        backend: configured.backend.clone(),
+        ask: configured.settings.ask(false),
+        budget: configured.settings.harness.overrides(),
+        gate: configured.settings.gate.mode,
     }
 }
 

@@ -324,12 +324,15 @@ pub struct Plan {
 }
 
 /// Runs every record of `plan`'s shard of `exp` not already in `out`, `plan.jobs` at
-/// a time, calling `progress(done, total)` after each (kept records count as done
-/// from the start; `total` is the shard's).
+/// a time, their model calls and timers on `runtime` (a multi-threaded runtime's handle;
+/// [`jobs::io_runtime`] builds one; call from outside its worker threads), calling
+/// `progress(done, total)` after each (kept records count as done from the start;
+/// `total` is the shard's).
 pub fn run(
     exp: &Experiment,
     out: &Path,
     plan: Plan,
+    runtime: &tokio::runtime::Handle,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Ran, RunError> {
     let io = |path: &Path| {
@@ -413,6 +416,7 @@ pub fn run(
     // completion order; nothing that reads the file depends on the order.
     jobs::in_flight(
         plan.jobs,
+        runtime,
         todo,
         |(key, t, m, c)| {
             cell::run(

@@ -2,8 +2,8 @@
 //! pass rates by rule — drawn from the summary's cells, nothing read again.
 
 use super::escape;
-use crate::experiment::metrics::Cell;
-use crate::experiment::metrics::bootstrap::Interval;
+use crate::metrics::Cell;
+use crate::metrics::bootstrap::Interval;
 use cantus_render::report::bar_chart;
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 //!
 //! Without a config Cantus uses its embedded symbolic proposers and no network.
 
-use cantus_backend::{Cassette, Config};
+use crate::{Cassette, Config};
 use cantus_framework::ModelBackend;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,18 +25,6 @@ pub struct Configured {
     /// The whole file (`cantus_backend::Config`).
     pub settings: Config,
     pub backend: Arc<dyn ModelBackend>,
-}
-
-impl Configured {
-    /// The model as a domain's job takes it.
-    pub fn model(&self) -> cantus_registry::Model {
-        cantus_registry::Model {
-            backend: self.backend.clone(),
-            ask: self.settings.ask(false),
-            budget: self.settings.harness.overrides(),
-            gate: self.settings.gate.mode,
-        }
-    }
 }
 
 /// Why the model could not be set up; the message names the file and the problem.
@@ -65,7 +53,7 @@ impl ModelSource {
             let replay = Cassette::replay(cassette).map_err(|e| ModelSetupError(e.to_string()))?;
             return Ok(Arc::new(replay));
         }
-        let built = cantus_backend::build(settings)
+        let built = crate::build(settings)
             .map_err(|e| ModelSetupError(format!("{}: [backend]: {e}", path.display())))?;
         Ok(match &self.record {
             Some(cassette) => Arc::new(
@@ -122,11 +110,11 @@ mod tests {
         )
         .unwrap();
         let request = ModelRequest::new(vec![Message::user("next?")]);
-        let entry = cantus_backend::cassette::Entry {
+        let entry = crate::cassette::Entry {
             call: 1,
             backend: "anthropic:m".into(),
             request: request.clone(),
-            outcome: cantus_backend::cassette::Outcome::Reply(ModelReply::text("C4@0>1")),
+            outcome: crate::cassette::Outcome::Reply(ModelReply::text("C4@0>1")),
         };
         let cassette = dir.join("run.jsonl");
         std::fs::write(&cassette, serde_json::to_string(&entry).unwrap() + "\n").unwrap();

@@ -7,6 +7,14 @@
 //! analysis beside Libretto's gate, corpus distance and the share of notes the serial
 //! analyser explains by rows, cost, and paired differences against `raw`.
 //!
+//! A library with no command line in it: a program loads an experiment file
+//! ([`Experiment::load`]), runs it ([`run::run`]) on a tokio runtime handle of its
+//! own — from a plain thread or `spawn_blocking`, since each piece in flight blocks
+//! on the handle ([`jobs::io_runtime`] builds the one `cantus` uses) — and reads the
+//! records back ([`run::read_results`]) or reports them ([`report::report`]). The
+//! record ([`record`]) and report ([`metrics::Summary`]) types are serde and public:
+//! `results.jsonl` and `report.json` are formats other programs read.
+//!
 //! The runner belongs to no one domain, so it lives here, over the domains' own
 //! jobs: `file` (the experiment TOML), `tasks` (bank files, the single-factor
 //! generator, Fux's exercises), `registered` (any registered domain's task set and

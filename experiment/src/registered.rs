@@ -131,7 +131,7 @@ pub(super) async fn run(
         return skipped(why);
     }
     let asked = model.configured.as_ref().map(|m| {
-        let mut asked = m.model();
+        let mut asked = super::file::registry_model(m);
         asked.backend = condition.backend(&m.backend);
         asked.ask = condition.ask(&asked.ask);
         asked

@@ -1,9 +1,9 @@
 //! Every metric on hand-made records with known answers.
 
 use super::*;
-use crate::experiment::conditions::ConditionId;
-use crate::experiment::record::{Cost, Counts, Key, Verdict};
-use crate::experiment::tasks::TaskId;
+use crate::conditions::ConditionId;
+use crate::record::{Cost, Counts, Key, Verdict};
+use crate::tasks::TaskId;
 use cantus_framework::Usage;
 
 const HEADER: &str = "KEY: ? | METER: 4/4 | TEMPO: 90 | GRID: 16th | BARS: 1\nVOICES: A, B\n";
