@@ -72,6 +72,22 @@ pub trait Domain: Send + Sync {
         Reopened::default()
     }
 
+    /// The engine is stepping back into `section` because the section after it could
+    /// not be filled ([`Budget::backtracks`](crate::Budget)): `state` is as it was
+    /// before `section`, `withdrawn` what `section` had accepted. Record them as a
+    /// dead end in `state`, so that the section's proposers (its constraint) offer
+    /// something else; the state is rolled back past `section` before this is
+    /// consulted again, so a dead end is only remembered behind the prefix that
+    /// made it one. Records nothing by default (the proposer then sees only the
+    /// feedback, [`Feedback::DeadEnd`](crate::Feedback)).
+    fn dead_end(
+        &self,
+        _state: &mut Self::State,
+        _section: &Self::Section,
+        _withdrawn: &[Self::Event],
+    ) {
+    }
+
     /// Where an event sits, for traces and diagnostics.
     fn locate(&self, section: &Self::Section, event: &Self::Event) -> Self::Location;
 

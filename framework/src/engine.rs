@@ -21,6 +21,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod backtrack;
 mod run;
 mod section;
 mod settle;
@@ -53,6 +54,19 @@ pub struct Budget {
     /// changed the path of 5 runs of 82 and lost one.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reopen_drops: bool,
+    /// How often in one run a section that cannot be filled sends the loop back into
+    /// the section before it, instead of ending the run (default 0: never). The
+    /// events that section accepted are withdrawn (their certificates say so), the
+    /// domain records them as a dead end ([`Domain::dead_end`](crate::Domain::dead_end))
+    /// and the section is asked again with the reason. Worth it where a choice shows
+    /// itself a dead end only a section or more later — a chorale's beat before a
+    /// cadence no voicing can reach; each step back costs at least one request.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub backtracks: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn millis<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
@@ -69,6 +83,7 @@ impl Default for Budget {
             deadline: None,
             max_proposer_calls: None,
             reopen_drops: false,
+            backtracks: 0,
         }
     }
 }
@@ -256,15 +271,36 @@ impl<D: Domain> Engine<D> {
             return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None);
         }
         let mut state = self.domain.initial_state(spec);
-        for index in 0..plan.len() {
-            if let Err(diag) = run.fill_section(index, &mut state, &[]).await {
-                let artefact = self.domain.finish(spec, state);
-                return run.fail(vec![diag], Some(artefact));
+        let mut trail = backtrack::Trail::new(plan.len(), self.budget.backtracks);
+        let mut index = 0;
+        while index < plan.len() {
+            trail.enter(index, &state);
+            let outer = trail.feedback(index).to_vec();
+            let first = trail.first_attempt(index);
+            let filled = run.fill_section(index, &mut state, &outer, first).await;
+            trail.tried(index, &run);
+            match filled {
+                Ok(()) => {
+                    self.report(Progress::Section {
+                        done: index + 1,
+                        total: plan.len(),
+                    });
+                    index += 1;
+                }
+                Err(diag) => match trail
+                    .back(index, &run)
+                    .and_then(|into| Some((into, run.back_out(into, index, &diag, &mut trail)?)))
+                {
+                    Some((into, before)) => {
+                        state = before;
+                        index = into;
+                    }
+                    None => {
+                        let artefact = self.domain.finish(spec, state);
+                        return run.fail(vec![diag], Some(artefact));
+                    }
+                },
             }
-            self.report(Progress::Section {
-                done: index + 1,
-                total: plan.len(),
-            });
         }
         let artefact = self.domain.finish(spec, state);
         run.conclude(artefact)

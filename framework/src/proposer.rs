@@ -153,6 +153,10 @@ pub enum Feedback<L> {
     /// Section `section` (from 0) was left short even after continue requests: what
     /// each part still owed.
     Owed { section: usize, owed: Vec<Owed> },
+    /// What this section wrote last time led to a dead end: section `section` (from
+    /// 0) after it could not be filled, for `reason` (shortened); the loop stepped
+    /// back ([`Budget::backtracks`](crate::Budget)) and asks this section again.
+    DeadEnd { section: usize, reason: String },
 }
 
 impl<L> Feedback<L> {
@@ -206,6 +210,11 @@ impl<L: fmt::Display> fmt::Display for Feedback<L> {
                 }
                 Ok(())
             }
+            Feedback::DeadEnd { section, reason } => write!(
+                f,
+                "what was written here last time left section {} no way on: {reason}",
+                section + 1
+            ),
         }
     }
 }
@@ -273,6 +282,12 @@ pub enum ProposerError {
     /// its retries, backoff and re-asks count against the deadline too).
     #[error("the run's deadline of {} ms passed during the call, which was abandoned", .0.as_millis())]
     Deadline(std::time::Duration),
+    /// Nothing the proposer may give here can be finished: every choice its
+    /// constraint would offer is shown to be a dead end. The section fails at once,
+    /// without its replans (another attempt could only choose among the same), and a
+    /// loop that may step back ([`Budget::backtracks`](crate::Budget)) does.
+    #[error("no way on from here: {0}")]
+    NoWayOn(String),
 }
 
 impl ProposerError {

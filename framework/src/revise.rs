@@ -287,7 +287,7 @@ impl<D: Domain> Run<'_, D> {
         let proposed_before = self.totals.events_proposed;
         let mut state = domain.initial_state(self.spec);
         for index in 0..self.plan.len() {
-            if let Err(diag) = self.fill_section(index, &mut state, feedback).await {
+            if let Err(diag) = self.fill_section(index, &mut state, feedback, 0).await {
                 return Err((diag, Some(domain.finish(self.spec, state))));
             }
         }

@@ -132,9 +132,10 @@ pub struct Certificate<E, L, A> {
     pub status: Status,
     /// The event as accepted (absent when dropped).
     pub accepted: Option<E>,
-    /// Accepted, then taken out again with a drop before it in its part
-    /// ([`Domain::reopen`](crate::Domain::reopen)): not in the artefact; its
-    /// positions were asked for again.
+    /// Accepted, then taken out again — with a drop before it in its part
+    /// ([`Domain::reopen`](crate::Domain::reopen)), or with its section when the
+    /// loop stepped back past it ([`SectionOutcome::Withdrawn`]): not in the
+    /// artefact; its positions were asked for again.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub withdrawn: bool,
 }
@@ -147,6 +148,10 @@ pub enum SectionOutcome {
     Kept,
     /// It was rolled back and the section proposed again.
     Replanned,
+    /// Kept, then rolled back when a later section could not be filled (the loop
+    /// stepped back, [`Budget::backtracks`](crate::Budget)); its certificates say
+    /// `withdrawn`.
+    Withdrawn,
 }
 
 /// One attempt at one section.
@@ -228,6 +233,9 @@ pub struct Totals {
     /// ([`Certificate::withdrawn`]); counted in `accepted` or `repaired` too.
     #[serde(skip_serializing_if = "is_zero")]
     pub withdrawn: u64,
+    /// Steps back into an earlier section ([`Budget::backtracks`](crate::Budget)).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub backtracks: u64,
     /// Section attempts that ended short (owing positions) after their continues.
     #[serde(skip_serializing_if = "is_zero")]
     pub short_sections: u64,

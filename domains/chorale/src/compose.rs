@@ -19,8 +19,16 @@ pub fn budget() -> Budget {
         deadline: None,
         max_proposer_calls: None,
         reopen_drops: false,
+        backtracks: BACKTRACKS,
     }
 }
+
+/// Steps back a run may take ([`Budget::backtracks`]). Measured with the null model
+/// on the first shared chorales: a dead end a beat deep is left after one step (BWV
+/// 153.1, refused before, released); the two deeper ones (BWV 347 and 281, at a phrase
+/// cadence) were still refused after 32 steps, at 337–637 s a chorale instead of about
+/// a minute. So few steps: they rescue what is near, and a deep dead end fails soon.
+pub const BACKTRACKS: u32 = 8;
 
 /// The engine for harmonisations judged by `profile` (online and at the gate):
 /// reused for any melody (each run's melody reaches the predicates and the gate as

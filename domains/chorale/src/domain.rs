@@ -158,9 +158,22 @@ pub(crate) fn with_voicing(
 #[derive(Clone, Debug)]
 pub struct ChState {
     pub analysis: Analysis,
+    /// Voicings of a beat shown to be dead ends behind what is written before it:
+    /// the loop stepped back from them ([`Budget::backtracks`](cantus_framework::Budget),
+    /// [`Domain::dead_end`]), and no proposer gives them again there.
+    pub dead: Vec<Voicing>,
 }
 
 impl ChState {
+    /// The voicings of beat `beat` known to be dead ends.
+    pub fn dead_at(&self, beat: usize) -> Vec<Voicing> {
+        self.dead
+            .iter()
+            .filter(|v| v.beat == beat)
+            .copied()
+            .collect()
+    }
+
     /// The analysis with `v` added as the next beat, and that beat's index; `None`
     /// when `v` is not for the next beat.
     pub fn with_candidate(&self, v: &Voicing) -> Option<(Analysis, usize)> {
@@ -217,11 +230,19 @@ impl Domain for ChoraleDomain {
     fn initial_state(&self, spec: &Harmonisation) -> ChState {
         ChState {
             analysis: spec.open(),
+            dead: Vec::new(),
         }
     }
 
     fn accept(&self, state: &mut ChState, _section: &BeatPlan, event: &Voicing) {
         push_voicing(&mut state.analysis, event);
+    }
+
+    /// What the beat had written led nowhere: its voicing is not given again there.
+    fn dead_end(&self, state: &mut ChState, section: &BeatPlan, withdrawn: &[Voicing]) {
+        state
+            .dead
+            .extend(withdrawn.iter().filter(|v| v.beat == section.beat));
     }
 
     /// Nothing to advance: every voicing names its own beat.

@@ -20,6 +20,7 @@ pub fn budget() -> Budget {
         deadline: None,
         max_proposer_calls: None,
         reopen_drops: false,
+        backtracks: 0,
     }
 }
 

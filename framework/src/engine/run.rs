@@ -48,6 +48,8 @@ pub(crate) struct Run<'r, D: Domain> {
     header: RunHeader,
     /// Per rung that may retire: its proposer answers, and how many repaired.
     asks: std::collections::BTreeMap<crate::RungId, (u32, u32)>,
+    /// The last proposer call failed with [`ProposerError::NoWayOn`].
+    pub(crate) no_way_on: bool,
 }
 
 impl<'r, D: Domain> Run<'r, D> {
@@ -90,6 +92,7 @@ impl<'r, D: Domain> Run<'r, D> {
             totals: Totals::default(),
             header,
             asks: std::collections::BTreeMap::new(),
+            no_way_on: false,
         }
     }
 
@@ -219,6 +222,7 @@ impl<'r, D: Domain> Run<'r, D> {
             Err(e) => (Vec::new(), Default::default(), None, Some(e)),
         };
         self.totals.add_cost(cost);
+        self.no_way_on = matches!(error, Some(ProposerError::NoWayOn(_)));
         if let Some(choice) = exchange.as_ref().and_then(|x| x.choice) {
             self.totals.choice = Some(match self.totals.choice {
                 Some(so_far) => so_far + choice,

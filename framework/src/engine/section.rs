@@ -12,12 +12,15 @@ use crate::proposer::{Feedback, RequestKind};
 impl<D: Domain> Run<'_, D> {
     /// Fills section `index`, replanning while too many events are dropped and the
     /// replan budget lasts. `outer` is feedback from outside the section (a revise
-    /// round's musical feedback): every request of the section carries it first.
+    /// round's musical feedback, a dead end the loop stepped back from): every
+    /// request of the section carries it first. Its attempts are numbered from
+    /// `first` (0, unless the loop stepped back into a section it had tried before).
     pub(crate) async fn fill_section(
         &mut self,
         index: usize,
         state: &mut D::State,
         outer: &[Feedback<D::Location>],
+        first: u32,
     ) -> Result<(), Diagnostic<D::Location>> {
         let domain = &self.engine.domain;
         let budget = self.budget();
@@ -32,16 +35,19 @@ impl<D: Domain> Run<'_, D> {
                     section: Some(index),
                     state,
                     feedback: &feedback,
-                    attempt: replan,
+                    attempt: first + replan,
                 })
                 .await;
             let called = match called {
                 Ok(called) => called,
                 // A proposer that failed (a crashed plugin, a server outage, an
                 // unreadable reply) gets the section's replans, as a bad section
-                // would; a spent budget ends the run at once.
+                // would; a spent budget, or a proposer showing there is no way on
+                // from here, ends the section at once.
                 Err(diag)
-                    if self.call_refusal().is_none() && replan < budget.replans_per_section =>
+                    if !self.no_way_on
+                        && self.call_refusal().is_none()
+                        && replan < budget.replans_per_section =>
                 {
                     self.totals.replans += 1;
                     *state = snapshot.clone();
@@ -57,7 +63,7 @@ impl<D: Domain> Run<'_, D> {
                 }
                 Err(diag) => return Err(diag),
             };
-            let mut fill = SectionFill::new(self, index, replan);
+            let mut fill = SectionFill::new(self, index, first + replan);
             fill.settle_all(state, called.events, called.call).await;
             let owed = fill.settle_owed(state, outer).await;
             let short = !owed.is_empty();

@@ -42,12 +42,19 @@
 //! chorales took 1.11 times as long as with the first search alone, along the
 //! null model's path on BWV 269 1.21 times.
 //!
-//! Where every voicing is shown a dead end, those that can still go one beat
-//! further are offered (finding them costs a check of step 2 per voicing the
-//! rules admit — seconds at worst, and only at a dead end), else all that pass at
-//! this beat, and where none does, every voicing of the shape (the answer keeps
-//! its form; the ladder then repairs). A refused voicing (a patch) is not offered
-//! again while another remains.
+//! Where every voicing is shown a dead end by the searches, those that can still
+//! go one beat further are offered (finding them costs a check of step 2 per
+//! voicing the rules admit — seconds at worst, and only at a dead end). Where none
+//! can, or none passes at this beat at all, there is no way on from what is
+//! written: the proposer says so ([`ProposerError::NoWayOn`]) and the engine steps
+//! back a beat ([`Budget::backtracks`]), the voicing it withdraws there a dead end
+//! the offer never names again ([`ChState::dead`]). So a dead end deeper than these
+//! searches see costs steps back, never a refusal the rules could have avoided. A
+//! refused voicing (a patch) is not offered again while another remains.
+//!
+//! [`ProposerError::NoWayOn`]: cantus_framework::ProposerError::NoWayOn
+//! [`Budget::backtracks`]: cantus_framework::Budget::backtracks
+//! [`ChState::dead`]: crate::domain::ChState::dead
 //!
 //! What the model chooses among them — chord, inversion, doubling, spacing — is
 //! its own; the prompt advises, the grammar only rules out.
@@ -124,9 +131,50 @@ impl Offer {
 /// voicings nearest the last beat's are tried first (a clean one is usually
 /// near); only a dead end costs them all.
 pub(crate) fn continues(a: &mut Analysis, profile: Profile) -> bool {
+    let mut unbounded = usize::MAX;
+    continues_within(a, profile, &mut unbounded) != Some(false)
+}
+
+/// The voicings an offer made where the loop came back from a dead end may push and
+/// judge to show that what it offers leads on ([`leads_on`]): a few seconds in a
+/// release build. What the budget leaves unshown stays offered.
+const LEADS_ON_JUDGEMENTS: usize = 60_000;
+
+/// Whether the next beat of `a` has a voicing the rules admit from which the beat
+/// after it [`continues`] — that the offer there would not be a dead end — judging
+/// at most `budget` voicings (spent from it): `None` when it ran out first. Asked
+/// only where the loop came back from a dead end.
+fn leads_on(a: &mut Analysis, profile: Profile, budget: &mut usize) -> Option<bool> {
     let b = a.beats.len();
     if b >= a.total() {
-        return true;
+        return Some(true);
+    }
+    for v in shaped(a, b) {
+        *budget = budget.checked_sub(1)?;
+        if !push_voicing(a, &v) {
+            continue;
+        }
+        let on = if rules::breaks_hard(a, b, profile) {
+            Some(false)
+        } else {
+            continues_within(a, profile, budget)
+        };
+        pop_voicing(a);
+        match on {
+            Some(true) => return Some(true),
+            None => return None,
+            Some(false) => {}
+        }
+    }
+    Some(false)
+}
+
+/// [`continues`], judging at most `budget` voicings (spent from it), the nearest to
+/// the last beat written first: `None` when it ran out first.
+fn continues_within(a: &mut Analysis, profile: Profile, budget: &mut usize) -> Option<bool> {
+    let b = a.beats.len();
+    if b >= a.total() {
+        return Some(true);
     }
     let mut next = shaped(a, b);
     if let Some(last) = b.checked_sub(1).and_then(|p| written(a, p)) {
@@ -139,8 +187,13 @@ pub(crate) fn continues(a: &mut Analysis, profile: Profile) -> bool {
         };
         next.sort_by_key(away);
     }
-    next.iter()
-        .any(|v| with_voicing(a, v, |a| !rules::breaks_hard(a, b, profile)))
+    for v in &next {
+        *budget = budget.checked_sub(1)?;
+        if with_voicing(a, v, |a| !rules::breaks_hard(a, b, profile)) {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// The lower parts of `a` at beat `b`, if written.
@@ -189,15 +242,25 @@ pub(crate) fn shaped(a: &Analysis, b: usize) -> Vec<Voicing> {
     out
 }
 
-/// What the grammar offers at the next beat of `task.base`.
-pub(crate) fn offer(task: &Task<'_>, refused: Option<Voicing>, profile: Profile) -> Offer {
+/// What the grammar offers at the next beat of `task.base`, never one of `dead`
+/// (shown dead ends there: the loop stepped back from them); `None` where there is
+/// no way on — every voicing the rules admit at this beat is one of `dead` or leaves
+/// the next beat none they admit.
+pub(crate) fn offer(
+    task: &Task<'_>,
+    refused: Option<Voicing>,
+    dead: &[Voicing],
+    profile: Profile,
+) -> Option<Offer> {
     let mut a = task.base.clone();
     let b = a.beats.len();
     if b >= a.total() {
-        return Offer::default();
+        return Some(Offer::default());
     }
     let mut admitted = shaped(&a, b);
-    admitted.retain(|v| with_voicing(&mut a, v, |a| !rules::breaks_hard(a, b, profile)));
+    admitted.retain(|v| {
+        !dead.contains(v) && with_voicing(&mut a, v, |a| !rules::breaks_hard(a, b, profile))
+    });
     // Every voicing not known to be a dead end (a search that ran out of budget
     // rules nothing out); where every one is, those that can still go one beat
     // further, else what the rules admit at this beat; else, at a dead end, every
@@ -236,23 +299,30 @@ pub(crate) fn offer(task: &Task<'_>, refused: Option<Voicing>, profile: Profile)
         .map(|(v, _)| *v)
         .collect();
     if open.is_empty() {
-        let onward: Vec<Voicing> = admitted
+        open = admitted
             .iter()
             .copied()
             .filter(|v| with_voicing(&mut a, v, |a| continues(a, profile)))
             .collect();
-        open = if !onward.is_empty() {
-            onward
-        } else if !admitted.is_empty() {
-            admitted
-        } else {
-            shaped(&a, b)
-        };
+    }
+    // Back here from a dead end: what is offered must leave the next beat a way on
+    // (a voicing the rules admit that itself goes one beat further), or the loop
+    // would step back here once for every voicing the dead end lies behind.
+    if !dead.is_empty() {
+        let mut budget = LEADS_ON_JUDGEMENTS;
+        open.retain(|v| {
+            with_voicing(&mut a, v, |a| {
+                leads_on(a, profile, &mut budget) != Some(false)
+            })
+        });
+    }
+    if open.is_empty() {
+        return None;
     }
     if open.iter().any(|v| Some(*v) != refused) {
         open.retain(|v| Some(*v) != refused);
     }
-    Offer::from_voicings(&open)
+    Some(Offer::from_voicings(&open))
 }
 
 /// The GBNF grammar of an answer naming an offered alto, tenor and bass.
@@ -372,7 +442,7 @@ mod tests {
                     cadences: Arc::clone(&cadences),
                     profile: Profile::Strict,
                 };
-                let o = offer(&task, None, Profile::Strict);
+                let o = offer(&task, None, &[], Profile::Strict).unwrap_or_default();
                 assert!(!o.is_empty(), "pick {how}: nothing offered at beat {b}");
                 let mut text = String::new();
                 let v = Voicing {
@@ -405,7 +475,7 @@ mod tests {
             cadences,
             profile: Profile::Strict,
         };
-        let o = offer(&task, None, Profile::Strict);
+        let o = offer(&task, None, &[], Profile::Strict).unwrap_or_default();
         let mut good = String::new();
         pick(&o, 0, &mut good);
         assert!(admits(&o, &good, false));
@@ -423,7 +493,13 @@ mod tests {
         );
         // A refused voicing is not offered again.
         let refused = pick(&o, 0, &mut good);
-        let without = offer(&task, Some(Voicing { beat: 0, ..refused }), Profile::Strict);
+        let without = offer(
+            &task,
+            Some(Voicing { beat: 0, ..refused }),
+            &[],
+            Profile::Strict,
+        )
+        .expect("a way on");
         assert!(!admits(&without, &good, false));
         assert_eq!(without.len() + 1, o.len());
     }
@@ -472,7 +548,7 @@ mod tests {
             cadences: Arc::clone(cadences),
             profile: Profile::Strict,
         };
-        offer(&task, None, Profile::Strict)
+        offer(&task, None, &[], Profile::Strict).unwrap_or_default()
     }
 
     /// Every voicing offered at the next beat of `a` can go on to the beat after
@@ -555,6 +631,43 @@ mod tests {
         let mut b = prefix(&spec, &null, 61);
         assert!(!rules::breaks_hard(&b, 60, Profile::Strict));
         assert!(!continues(&mut b, Profile::Strict));
+    }
+
+    /// Where no voicing the rules admit goes on, the offer says there is no way on
+    /// (the engine then steps back); a voicing the loop stepped back from is never
+    /// offered again at its beat, and back there what is offered leaves the next
+    /// beat a way on.
+    #[test]
+    fn no_way_on_is_said_and_dead_ends_are_not_offered_again() {
+        let (spec, null) = bwv269_null();
+        let cadences = Arc::new(spec.cadence_beats());
+        fn task_after<'a>(a: &'a Analysis, cadences: &Arc<Vec<usize>>) -> Task<'a> {
+            Task {
+                base: a,
+                end: super::super::horizon(cadences, a.beats.len()),
+                cadences: Arc::clone(cadences),
+                profile: Profile::Strict,
+            }
+        }
+        let stuck = prefix(&spec, &null, 61);
+        assert!(offer(&task_after(&stuck, &cadences), None, &[], Profile::Strict).is_none());
+
+        let a = prefix(&spec, &null, 56);
+        let o = offer(&task_after(&a, &cadences), None, &[], Profile::Strict).expect("a way on");
+        let all = voicings(&o, 56);
+        let dead = vec![all[0], all[all.len() / 2]];
+        let back =
+            offer(&task_after(&a, &cadences), None, &dead, Profile::Strict).expect("a way on");
+        let offered = voicings(&back, 56);
+        assert!(!offered.is_empty());
+        assert!(offered.iter().all(|v| !dead.contains(v)));
+        let mut x = a.clone();
+        let mut budget = usize::MAX;
+        for v in &offered {
+            assert!(with_voicing(&mut x, v, |x| {
+                leads_on(x, Profile::Strict, &mut budget) == Some(true)
+            }));
+        }
     }
 
     /// Along the null model's path up to its dead end, every voicing offered can
@@ -643,7 +756,9 @@ mod timing {
                     profile: Profile::Strict,
                 };
                 let clock = std::time::Instant::now();
-                offered += offer(&task, None, Profile::Strict).len();
+                offered += offer(&task, None, &[], Profile::Strict)
+                    .unwrap_or_default()
+                    .len();
                 let took = clock.elapsed();
                 sum += took;
                 worst = worst.max(took.as_secs_f64());

@@ -74,7 +74,7 @@ impl EmbeddedProposer {
                 cadences: Rc::clone(&cadences),
                 profile: self.profile,
             };
-            let planned = complete(&task, seed, 0, None);
+            let planned = complete(&task, seed, 0, &[]);
             let phrase: Vec<Voicing> = planned
                 .into_iter()
                 .take(phrase_end(&cadences, next) + 1 - next)
@@ -114,7 +114,12 @@ impl Proposer<ChoraleDomain> for EmbeddedProposer {
             cadences,
             profile: self.profile,
         };
-        let line = complete(&task, req.seed, u64::from(req.attempt), refused);
+        let mut forbid = req.state.dead_at(beat);
+        forbid.extend(refused);
+        let line = complete(&task, req.seed, u64::from(req.attempt), &forbid);
+        if line.is_empty() {
+            return Err(model::no_way_on(&req.state.analysis, beat));
+        }
         Ok(Proposal::new(line.into_iter().take(1).collect()))
     }
 }

@@ -180,6 +180,15 @@ fn prompt(req: &ProposalRequest<'_, ChoraleDomain>, b: usize) -> Vec<Message> {
     ]
 }
 
+/// Where no voicing the rules admit at beat `b` can go on from what is written.
+pub(crate) fn no_way_on(a: &Analysis, b: usize) -> ProposerError {
+    ProposerError::NoWayOn(format!(
+        "at {} (beat {}) no voicing the rules admit leads on from the beats written",
+        place(a, b),
+        b + 1
+    ))
+}
+
 /// Reply tokens allowed: three note names and a margin.
 const MAX_TOKENS: u32 = 16;
 
@@ -203,19 +212,21 @@ impl Proposer<ChoraleDomain> for ModelProposer {
         };
         let cadences = Arc::new(req.spec.cadence_beats());
         let end = horizon(&cadences, beat);
-        let offered: Option<Offer> = self
-            .options
-            .constrained
-            .then(|| {
-                let task = Task {
-                    base: &req.state.analysis,
-                    end,
-                    cadences: Arc::clone(&cadences),
-                    profile: self.profile,
-                };
-                offer(&task, refused, self.profile)
-            })
-            .filter(|o| !o.is_empty());
+        let offered: Option<Offer> = if self.options.constrained {
+            let task = Task {
+                base: &req.state.analysis,
+                end,
+                cadences: Arc::clone(&cadences),
+                profile: self.profile,
+            };
+            let dead = req.state.dead_at(beat);
+            match offer(&task, refused, &dead, self.profile) {
+                Some(o) => Some(o).filter(|o| !o.is_empty()),
+                None => return Err(no_way_on(&req.state.analysis, beat)),
+            }
+        } else {
+            None
+        };
         let constraint = offered.as_ref().map(|o| Constraint::Gbnf(grammar(o)));
         let mut request = ModelRequest::new(prompt(&req, beat));
         request.constraint = constraint.clone();

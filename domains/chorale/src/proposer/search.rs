@@ -95,8 +95,8 @@ pub(crate) struct Search {
     seed: u64,
     attempt: u64,
     restart: u64,
-    /// A voicing not to give at the first beat (a refused candidate).
-    forbid: Option<Voicing>,
+    /// Voicings not to give at the first beat (a refused candidate, dead ends).
+    forbid: Vec<Voicing>,
     first: usize,
     level: Level,
     profile: Profile,
@@ -120,7 +120,7 @@ impl Search {
             seed: 0,
             attempt: 0,
             restart: 0,
-            forbid: None,
+            forbid: Vec::new(),
             level: Level::Hard,
             profile,
             nodes: 0,
@@ -189,7 +189,7 @@ impl Search {
         );
         let mut scored: Vec<(f64, Voicing)> = all
             .iter()
-            .filter(|ch| !(b == self.first && self.forbid == Some(ch.voicing)))
+            .filter(|ch| !(b == self.first && self.forbid.contains(&ch.voicing)))
             .map(|ch| {
                 let mut cost = ch.cost
                     + progression(prev_chord, ch.chord, tonic, held)
@@ -277,17 +277,17 @@ pub(crate) struct Task<'a> {
 /// Voicings for the beats of `task`: the strictest level that finds them within
 /// its budget; failing both, each beat greedily (the first voicing that breaks no
 /// hard rule, else the first tried), which the engine will then repair or drop.
-/// `forbid` is a voicing not to give at the first beat.
+/// `forbid` are voicings not to give at the first beat.
 pub(crate) fn complete(
     task: &Task<'_>,
     seed: u64,
     attempt: u64,
-    forbid: Option<Voicing>,
+    forbid: &[Voicing],
 ) -> Vec<Voicing> {
     let mut search = Search::new(task.base, task.end, Rc::clone(&task.cadences), task.profile);
     search.seed = seed;
     search.attempt = attempt;
-    search.forbid = forbid;
+    search.forbid = forbid.to_vec();
     search.noise = true;
     for (level, restarts, limit) in LEVELS {
         for restart in 0..restarts {
