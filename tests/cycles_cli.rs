@@ -308,8 +308,10 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| embedded | harness | 27 |"), "{md}");
     assert!(md.contains("not for cycles tasks"), "{md}");
-    // The domain measures nothing of its own: no section for it.
+    // The domain measures nothing of its own: no section for it; and its pieces are
+    // not twelve-tone: no serial analysis.
     assert!(!md.contains("The domain's measures"), "{md}");
+    assert!(!md.contains("## Serial analysis"), "{md}");
     assert!(!out.join("measures.csv").exists());
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(

@@ -197,7 +197,7 @@ fn regular_file_under(dir: &Path, relative: &str) -> Option<std::path::PathBuf> 
 
 /// Whether `domain` is twelve-tone, the first task set's domain (its records carry
 /// no `domain` field).
-fn is_twelve_tone(domain: &DomainId) -> bool {
+pub(crate) fn is_twelve_tone(domain: &DomainId) -> bool {
     *domain == cantus_twelve_tone::plugin::ID
 }
 

@@ -411,30 +411,8 @@ fn markdown(
             );
         }
     }
-    md.push_str(
-        "\n## Serial analysis\n\nShare of a piece's notes `cantus analyze` explains by row \
-         statements (order positions, doublings, repetitions; the row inferred from the piece, \
-         as for music people wrote), averaged over the cell's pieces.",
-    );
-    match s.reference_analysis_share {
-        Some(share) => {
-            let _ = writeln!(
-                md,
-                " The reference set's pieces: {:.1}% on average.",
-                100.0 * share
-            );
-        }
-        None => md.push('\n'),
-    }
-    md.push_str("\n| model | condition | notes explained by rows |\n|---|---|---|\n");
-    for c in s.cells.iter().filter(|c| c.runs > 0) {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} |",
-            c.model,
-            c.condition,
-            pct(c.analysis_share)
-        );
+    if s.cells.iter().any(|c| c.analysis_share.is_some()) {
+        serial_table(&mut md, s);
     }
     measures_table(&mut md, s);
     md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\nCached is the part of the prompt tokens the server answered from its prefix cache, where it said.\n\n| model | condition | calls/run | tokens in/run | cached in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -471,6 +449,36 @@ fn markdown(
         );
     }
     md
+}
+
+/// The serial analysis: the share of each cell's pieces the row analyser explains
+/// (twelve-tone pieces only).
+fn serial_table(md: &mut String, s: &Summary) {
+    md.push_str(
+        "\n## Serial analysis\n\nShare of a piece's notes `cantus analyze` explains by row \
+         statements (order positions, doublings, repetitions; the row inferred from the piece, \
+         as for music people wrote), averaged over the cell's pieces.",
+    );
+    match s.reference_analysis_share {
+        Some(share) => {
+            let _ = writeln!(
+                md,
+                " The reference set's pieces: {:.1}% on average.",
+                100.0 * share
+            );
+        }
+        None => md.push('\n'),
+    }
+    md.push_str("\n| model | condition | notes explained by rows |\n|---|---|---|\n");
+    for c in s.cells.iter().filter(|c| c.runs > 0) {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            c.model,
+            c.condition,
+            pct(c.analysis_share)
+        );
+    }
 }
 
 fn csvs(s: &Summary) -> Vec<(&'static str, String)> {

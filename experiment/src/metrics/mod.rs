@@ -29,7 +29,8 @@ pub struct Measured<'a> {
     pub features: Option<Features>,
     pub distributions: Option<texture::Distributions>,
     pub collisions: Option<texture::Collisions>,
-    /// Share of its notes the serial analyser explains by rows.
+    /// Share of its notes the serial analyser explains by rows (twelve-tone pieces
+    /// only: a chorale or a counterpoint exercise read as rows is noise).
     pub analysis_share: Option<f64>,
     /// Its notes (voice, onset, pitch), for agreement with the null model.
     pub notes: Option<BTreeSet<choice::Note>>,
@@ -44,7 +45,10 @@ impl<'a> Measured<'a> {
             features: score.as_ref().and_then(degeneracy::features),
             distributions: score.as_ref().and_then(texture::distributions),
             collisions: score.as_ref().map(texture::collisions),
-            analysis_share: score.as_ref().and_then(texture::analysis_share),
+            analysis_share: score
+                .as_ref()
+                .filter(|_| crate::record::is_twelve_tone(&record.domain))
+                .and_then(texture::analysis_share),
             notes: score.as_ref().map(choice::notes),
         }
     }

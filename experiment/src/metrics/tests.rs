@@ -304,6 +304,14 @@ fn analysis_share_is_the_share_of_notes_rows_explain_and_the_reference_sets_is_i
          @3 [-]\n  A: F#4@1>4 F4@5>4 E4@9>4 A4@13>4\n"
             .to_owned(),
     );
-    let s = summary(&[serial]);
+    let s = summary(std::slice::from_ref(&serial));
     assert_eq!(cell(&s, "raw").analysis_share.unwrap().estimate, 1.0);
+    // The same notes as another domain's piece (a chorale, an exercise) are not
+    // read as rows: no share, and the report has no serial section.
+    let chorale = Record {
+        domain: cantus_registry::DomainId::new("chorale"),
+        ..serial
+    };
+    let s = summary(&[chorale]);
+    assert_eq!(cell(&s, "raw").analysis_share, None);
 }
