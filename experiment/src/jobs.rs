@@ -108,7 +108,6 @@ where
     if items.is_empty() {
         return Ok(());
     }
-    let handle = io;
     let workers = jobs.get().min(items.len());
     let queue = Mutex::new(items.into_iter().enumerate());
     let stop = AtomicBool::new(false);
@@ -122,7 +121,7 @@ where
                     while !stop.load(Ordering::SeqCst) {
                         let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
                         let Some((i, item)) = next else { break };
-                        let result = handle.block_on(work(item));
+                        let result = io.block_on(work(item));
                         if send.send((i, result)).is_err() {
                             break;
                         }

@@ -275,9 +275,10 @@ impl<D: Domain> Engine<D> {
         let mut index = 0;
         while index < plan.len() {
             trail.enter(index, &state);
-            let outer = trail.feedback(index).to_vec();
             let first = trail.first_attempt(index);
-            let filled = run.fill_section(index, &mut state, &outer, first).await;
+            let filled = run
+                .fill_section(index, &mut state, trail.feedback(index), first)
+                .await;
             trail.tried(index, &run);
             match filled {
                 Ok(()) => {
@@ -287,10 +288,7 @@ impl<D: Domain> Engine<D> {
                     });
                     index += 1;
                 }
-                Err(diag) => match trail
-                    .back(index, &run)
-                    .and_then(|into| Some((into, run.back_out(into, index, &diag, &mut trail)?)))
-                {
+                Err(diag) => match run.step_back(index, &diag, &mut trail) {
                     Some((into, before)) => {
                         state = before;
                         index = into;

@@ -71,44 +71,40 @@ impl<D: Domain> Trail<D> {
             self.tries[index] = run.attempts_of(index);
         }
     }
-
-    /// The section to step back into when section `index` cannot be filled, if the
-    /// budget allows (not from the first section, nor once the run's call budget or
-    /// deadline is spent).
-    pub(crate) fn back(&self, index: usize, run: &Run<'_, D>) -> Option<usize> {
-        let into = index.checked_sub(1)?;
-        let entered = self.starts.get(into).is_some_and(Option::is_some);
-        (entered && self.left > 0 && run.call_refusal().is_none()).then_some(into)
-    }
 }
 
 impl<D: Domain> Run<'_, D> {
-    /// How many attempts at section `index` the trace records.
+    /// How many attempts at section `index` the trace records: its latest section
+    /// record's number and one (records are appended in attempt order, so the search
+    /// from the end stops at the section just filled).
     pub(crate) fn attempts_of(&self, index: usize) -> u32 {
         self.entries
             .iter()
-            .filter_map(|e| match e {
+            .rev()
+            .find_map(|e| match e {
                 Entry::Section(s) if s.section == index => Some(s.replan + 1),
                 _ => None,
             })
-            .max()
             .unwrap_or(0)
     }
 
-    /// Steps back from section `failed`, which `diag` ended, into section `into`
-    /// (one [`Trail::back`] chose): withdraws what `into` and the sections after it
-    /// accepted, and returns the state at the start of `into` with the domain's note
-    /// of the dead end.
-    pub(crate) fn back_out(
+    /// Steps back from section `failed`, which `diag` ended, into the section before
+    /// it, if the budget allows (not from the first section, nor once the run's call
+    /// budget or deadline is spent): withdraws what that section and the ones after
+    /// it accepted, and returns its index and the state at its start with the
+    /// domain's note of the dead end.
+    pub(crate) fn step_back(
         &mut self,
-        into: usize,
         failed: usize,
         diag: &Diagnostic<D::Location>,
         trail: &mut Trail<D>,
-    ) -> Option<D::State> {
-        // `Trail::back` chose `into` only if the loop entered it and steps are left.
+    ) -> Option<(usize, D::State)> {
+        let into = failed.checked_sub(1)?;
+        if trail.left == 0 || self.call_refusal().is_some() {
+            return None;
+        }
         let mut state = trail.starts.get(into).cloned().flatten()?;
-        trail.left = trail.left.checked_sub(1)?;
+        trail.left -= 1;
         self.totals.backtracks += 1;
         // The attempts that stood (kept, not replanned) at `into` and after it.
         let mut stood = std::collections::BTreeSet::new();
@@ -149,6 +145,6 @@ impl<D: Domain> Run<'_, D> {
         for later in trail.told.iter_mut().skip(into + 1) {
             later.clear();
         }
-        Some(state)
+        Some((into, state))
     }
 }
