@@ -1,0 +1,340 @@
+//! The grammar's offers checked on hand-made fixtures, on the null model's path
+//! through BWV 269 and after Bach's own beats.
+
+use super::*;
+use crate::domain::Harmonisation;
+use crate::read::{ReadOptions, read_chorale};
+use std::sync::Arc;
+
+/// The melody of a fixture (its phrase ends given as the fixture says).
+pub(crate) fn melody(name: &str) -> Harmonisation {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let loaded = cantus_music::format::read_path(&path, false).expect("fixture");
+    let options = ReadOptions {
+        phrase_ends: Some(vec!["1:4".parse().expect("mark")]),
+        ..ReadOptions::default()
+    };
+    let reading = read_chorale(&loaded.score, &options).expect("a chorale");
+    Harmonisation::of(name, &reading.chorale)
+}
+
+fn pick(o: &Offer, how: usize, text: &mut String) -> Voicing {
+    let choose = |n: usize| match how {
+        0 => 0,
+        1 => n - 1,
+        _ => n / 2,
+    };
+    let (a, tenors) = &o.tree[choose(o.tree.len())];
+    let (t, basses) = &tenors[choose(tenors.len())];
+    let b = &basses[choose(basses.len())];
+    *text = format!("{a} {t} {b}");
+    let tone = |s: &str| {
+        let p = cantus_music::Pitch::parse(s).expect("a note");
+        Tone {
+            midi: p.midi,
+            spelling: p.spelling.expect("spelled"),
+        }
+    };
+    Voicing {
+        beat: 0,
+        alto: tone(a),
+        tenor: tone(t),
+        bass: tone(b),
+    }
+}
+
+/// Whatever a model writes inside the grammar, beat by beat, it cannot write
+/// itself into a dead end: taking always the first, the last or a middle
+/// voicing offered ends in a chorale the strict gate releases.
+#[test]
+fn every_chorale_the_grammar_admits_beat_by_beat_is_released() {
+    let spec = melody("rules/pass-ornamented.txt");
+    let cadences = Arc::new(spec.cadence_beats());
+    for how in 0..3 {
+        let mut a = spec.open();
+        while a.beats.len() < a.total() {
+            let b = a.beats.len();
+            let task = Task {
+                base: &a,
+                end: super::super::horizon(&cadences, b),
+                cadences: Arc::clone(&cadences),
+                profile: Profile::Strict,
+            };
+            let o = offer(&task, None, &[], Profile::Strict).unwrap_or_default();
+            assert!(!o.is_empty(), "pick {how}: nothing offered at beat {b}");
+            let mut text = String::new();
+            let v = Voicing {
+                beat: b,
+                ..pick(&o, how, &mut text)
+            };
+            assert!(admits(&o, &text, false), "{text}");
+            assert!(push_voicing(&mut a, &v));
+            assert!(
+                !rules::breaks_hard(&a, b, Profile::Strict),
+                "pick {how}: the offered {text} breaks a hard rule at beat {b}"
+            );
+        }
+        let score = crate::domain::score_of(&spec, a.chorale.clone());
+        let report =
+            crate::gate::HarmonisationGate(Profile::Strict).judge_harmonisation(&spec, &score);
+        assert!(report.passed, "pick {how}: {:#?}", report.violations);
+    }
+}
+
+/// The honoured check accepts exactly what the grammar admits.
+#[test]
+fn a_reply_honours_the_grammar_only_if_the_grammar_admits_it() {
+    let spec = melody("rules/pass.txt");
+    let cadences = Arc::new(spec.cadence_beats());
+    let a = spec.open();
+    let task = Task {
+        base: &a,
+        end: 2,
+        cadences,
+        profile: Profile::Strict,
+    };
+    let o = offer(&task, None, &[], Profile::Strict).unwrap_or_default();
+    let mut good = String::new();
+    pick(&o, 0, &mut good);
+    assert!(admits(&o, &good, false));
+    assert!(!admits(&o, &good.to_lowercase(), false));
+    assert!(!admits(&o, &good.replace(' ', ", "), false));
+    let two: Vec<&str> = good.split(' ').take(2).collect();
+    assert!(!admits(&o, &two.join(" "), false));
+    assert!(admits(&o, &two.join(" "), true), "a cut-off prefix");
+    assert!(!admits(&o, "C2 C2 C2", false));
+    let g = grammar(&o);
+    assert!(g.starts_with("root ::= a0"), "{g}");
+    assert_eq!(
+        g.matches(" ::= ").count(),
+        1 + o.tree.len() + o.tree.iter().map(|t| t.1.len()).sum::<usize>()
+    );
+    // A refused voicing is not offered again.
+    let refused = pick(&o, 0, &mut good);
+    let without = offer(
+        &task,
+        Some(Voicing { beat: 0, ..refused }),
+        &[],
+        Profile::Strict,
+    )
+    .expect("a way on");
+    assert!(!admits(&without, &good, false));
+    assert_eq!(without.len() + 1, o.len());
+}
+
+/// The voicings an offer names, at beat `b`.
+fn voicings(o: &Offer, b: usize) -> Vec<Voicing> {
+    let tone = |s: &str| {
+        let p = cantus_music::Pitch::parse(s).expect("a note");
+        Tone {
+            midi: p.midi,
+            spelling: p.spelling.expect("spelled"),
+        }
+    };
+    let mut out = Vec::new();
+    for (alto, tenors) in &o.tree {
+        for (tenor, basses) in tenors {
+            for bass in basses {
+                out.push(Voicing {
+                    beat: b,
+                    alto: tone(alto),
+                    tenor: tone(tenor),
+                    bass: tone(bass),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `a` with the lower parts of `from` written at beats `0..n`.
+fn prefix(spec: &Harmonisation, from: &Analysis, n: usize) -> Analysis {
+    let mut a = spec.open();
+    for b in 0..n {
+        let v = written(from, b).expect("four parts at every beat");
+        assert!(push_voicing(&mut a, &v), "beat {b}");
+    }
+    a
+}
+
+/// The offer at the next beat of `a`, under the strict profile.
+fn offered_after(a: &Analysis, cadences: &Arc<Vec<usize>>) -> Offer {
+    let b = a.beats.len();
+    let task = Task {
+        base: a,
+        end: super::super::horizon(cadences, b),
+        cadences: Arc::clone(cadences),
+        profile: Profile::Strict,
+    };
+    offer(&task, None, &[], Profile::Strict).unwrap_or_default()
+}
+
+/// Every voicing offered at the next beat of `a` can go on to the beat after
+/// it without breaking a hard rule — unless no voicing the rules admit at
+/// this beat can (a dead end already, where the offer says so by offering
+/// what the rules admit). Returns how many voicings were offered.
+fn assert_every_offered_voicing_goes_on(a: &Analysis, cadences: &Arc<Vec<usize>>) -> usize {
+    let b = a.beats.len();
+    let o = offered_after(a, cadences);
+    let mut x = a.clone();
+    for v in voicings(&o, b) {
+        assert!(push_voicing(&mut x, &v));
+        let onward = continues(&mut x, Profile::Strict);
+        pop_voicing(&mut x);
+        if onward {
+            continue;
+        }
+        let any = shaped(&x, b).iter().any(|w| {
+            with_voicing(&mut x, w, |x| {
+                !rules::breaks_hard(x, b, Profile::Strict) && continues(x, Profile::Strict)
+            })
+        });
+        assert!(
+            !any,
+            "beat {b}: {} {} {} is offered, but every voicing of beat {} after it breaks a hard rule",
+            v.alto,
+            v.tenor,
+            v.bass,
+            b + 1
+        );
+    }
+    o.len()
+}
+
+/// The null model's path through BWV 269 (a fixture: the melody, the phrase
+/// ends of its fermatas, and the lower parts it wrote before it was refused).
+fn bwv269_null() -> (Harmonisation, Analysis) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/proposer/bwv269-null-dead-end.txt");
+    let loaded = cantus_music::format::read_path(&path, false).expect("fixture");
+    let options = ReadOptions {
+        phrase_ends: Some(
+            ["5:2", "8:2", "11:2", "15:2", "19:2"]
+                .iter()
+                .map(|m| m.parse().expect("mark"))
+                .collect(),
+        ),
+        ..ReadOptions::default()
+    };
+    let reading = read_chorale(&loaded.score, &options).expect("a chorale");
+    let spec = Harmonisation::of("bwv269-null", &reading.chorale);
+    (spec, Analysis::new(reading.chorale))
+}
+
+/// Issue 27: the null model chose, at bar 21 beat 2 of BWV 269, alto and tenor
+/// G♯4 under the soprano's held A4 — a voicing from which the completion
+/// search finds no way to the end among those it tries, but only with more
+/// than its first budget, so it was offered. Two beats on, under the
+/// soprano's G4, every voicing broke a hard rule and the run was refused. It
+/// is no longer offered, and the voicing the model took after it has no clean
+/// continuation at all.
+#[test]
+fn the_null_models_dead_end_on_bwv269_is_not_offered() {
+    let (spec, null) = bwv269_null();
+    let cadences = Arc::new(spec.cadence_beats());
+    assert_eq!(*cadences, vec![11, 20, 29, 41, 53, 62], "the fermatas");
+    let a = prefix(&spec, &null, 59);
+    let chosen = written(&null, 59).expect("written");
+    assert_eq!(
+        (chosen.alto.to_string(), chosen.tenor.to_string()),
+        ("G#4".to_owned(), "G#4".to_owned())
+    );
+    let o = offered_after(&a, &cadences);
+    assert!(!o.is_empty());
+    assert!(
+        !voicings(&o, 59).contains(&chosen),
+        "the dead end is offered"
+    );
+    // The beat after: the voicing the model took there leaves nothing clean.
+    let mut b = prefix(&spec, &null, 61);
+    assert!(!rules::breaks_hard(&b, 60, Profile::Strict));
+    assert!(!continues(&mut b, Profile::Strict));
+}
+
+/// Where no voicing the rules admit goes on, the offer says there is no way on
+/// (the engine then steps back); a voicing the loop stepped back from is never
+/// offered again at its beat, and back there what is offered leaves the next
+/// beat a way on.
+#[test]
+fn no_way_on_is_said_and_dead_ends_are_not_offered_again() {
+    let (spec, null) = bwv269_null();
+    let cadences = Arc::new(spec.cadence_beats());
+    fn task_after<'a>(a: &'a Analysis, cadences: &Arc<Vec<usize>>) -> Task<'a> {
+        Task {
+            base: a,
+            end: super::super::horizon(cadences, a.beats.len()),
+            cadences: Arc::clone(cadences),
+            profile: Profile::Strict,
+        }
+    }
+    let stuck = prefix(&spec, &null, 61);
+    assert!(offer(&task_after(&stuck, &cadences), None, &[], Profile::Strict).is_none());
+
+    let a = prefix(&spec, &null, 56);
+    let o = offer(&task_after(&a, &cadences), None, &[], Profile::Strict).expect("a way on");
+    let all = voicings(&o, 56);
+    let dead = vec![all[0], all[all.len() / 2]];
+    let back = offer(&task_after(&a, &cadences), None, &dead, Profile::Strict).expect("a way on");
+    let offered = voicings(&back, 56);
+    assert!(!offered.is_empty());
+    assert!(offered.iter().all(|v| !dead.contains(v)));
+    let mut x = a.clone();
+    let mut budget = usize::MAX;
+    for v in &offered {
+        assert!(with_voicing(&mut x, v, |x| {
+            leads_on(x, Profile::Strict, &mut budget) == Some(true)
+        }));
+    }
+}
+
+/// Along the null model's path up to its dead end, every voicing offered can
+/// go one beat further.
+#[test]
+fn every_voicing_offered_on_the_null_models_path_goes_on_a_beat() {
+    let (spec, null) = bwv269_null();
+    let cadences = Arc::new(spec.cadence_beats());
+    for b in [0, 11, 12, 29, 41, 53, 56, 57, 58, 59] {
+        let a = prefix(&spec, &null, b);
+        assert!(assert_every_offered_voicing_goes_on(&a, &cadences) > 0);
+    }
+}
+
+/// The shared Bach chorales (`$CANTUS_SHARED`, default `<workspace>/../shared`).
+fn shared_chorales(what: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("CANTUS_SHARED").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        std::path::PathBuf::from,
+    );
+    let dir = dir.join("data/corpus/bach_chorales");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!("SKIPPED: {what} (shared data not found; set CANTUS_SHARED)");
+    assert!(
+        std::env::var("CANTUS_REQUIRE_SHARED").as_deref() != Ok("1"),
+        "{msg}"
+    );
+    eprintln!("{msg}");
+    None
+}
+
+/// On the first four shared chorales (those of the chorale experiment), after
+/// Bach's own lower parts up to a beat, every voicing offered there can go one
+/// beat further.
+#[test]
+fn every_voicing_offered_after_bachs_beats_goes_on_a_beat() {
+    let Some(dir) = shared_chorales("offers after Bach's beats") else {
+        return;
+    };
+    let (tasks, _) = crate::experiment::tasks(&dir, 4).expect("the chorales");
+    for t in &tasks {
+        let cadences = Arc::new(t.spec.cadence_beats());
+        let total = t.spec.open().total();
+        for b in [1, total / 3, total / 2, total - 3] {
+            let a = prefix(&t.spec, &t.bach, b);
+            assert_every_offered_voicing_goes_on(&a, &cadences);
+        }
+    }
+}
