@@ -2,7 +2,8 @@
 //! (a "teacher" that knows a good harmonisation and garbles its first answer) gets
 //! the chorale released under the grammar, with the re-ask in the trace and every
 //! answer inside the grammar; a backend that never answers readably ends the run
-//! with an explicit failure.
+//! with an explicit failure; the null model (chance inside the grammar) is released
+//! whatever it draws.
 
 use cantus_chorale::{
     EmbeddedProposer, Harmonisation, ModelProposer, PhraseMark, Profile, ReadOptions, compose,
@@ -149,4 +150,36 @@ fn a_babbling_backend_ends_in_an_explicit_failure() {
         text.contains("three notes") || text.contains("owes"),
         "{text}"
     );
+}
+
+/// Chance inside the grammar: the null model (a uniform draw from each grammar
+/// sent) harmonises the fixture under two seeds, and whatever it draws the
+/// loop ends in a chorale the strict gate releases — where it walks into a dead
+/// end the grammar could not prove, the loop steps back — and every answer it gave
+/// was inside the grammar.
+#[test]
+fn chance_inside_the_grammar_is_released() {
+    let spec = melody();
+    for seed in 0..2 {
+        let options = AskOptions {
+            constrained: true,
+            ..AskOptions::default()
+        };
+        let null = Arc::new(cantus_backend::NullBackend::new(seed));
+        let proposer = ModelProposer::new(null, options, Profile::Strict);
+        let outcome = block_on(compose(&spec, Profile::Strict, seed, &proposer));
+        let trace = outcome.trace();
+        assert!(outcome.is_released(), "seed {seed}: {:#?}", trace.gate);
+        assert!(
+            trace
+                .entries
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Call(c) => c.model.as_ref(),
+                    _ => None,
+                })
+                .all(|x| x.constraint_honoured == Some(true)),
+            "seed {seed}: an answer outside the grammar"
+        );
+    }
 }

@@ -1,56 +1,46 @@
-//! The model's constraint: the voicings of one beat that the rules admit and from
-//! which the phrase can still be finished — the rules, never the answer.
+//! The model's constraint: the voicings of one beat that the rules admit, less
+//! those shown to be dead ends — the rules, never the answer.
 //!
 //! Every alto, tenor and bass the textbook's shape allows under the soprano (each
 //! part in its range, the parts in order, soprano–alto and alto–tenor within an
 //! octave: under the strict profile those three rules are hard, so this is every
 //! voicing they admit) is pushed as the next beat and judged by every hard moment
-//! rule of the profile. Of those that pass, the ones from which the phrase can
-//! provably no longer reach its cadence (and one beat beyond) are dropped, in
-//! three steps, each only for what the one before left undecided:
+//! rule of the profile. A voicing that passes is offered unless it is *shown* that
+//! the chorale cannot be finished from it; nothing is dropped on a guess:
 //!
-//! 1. a bounded search ([`Completer`], [`COMPLETION_NODES`] beats per voicing)
-//!    finds a way to the cadence, or shows that none of the ways it tries (the
-//!    vocabulary's best voicings at each beat) gets there;
-//! 2. a voicing it could not decide is tried against every voicing of the shape
-//!    at the next beat ([`continues`]): if each breaks a hard rule, it is a dead
-//!    end one beat on, proven whatever the budget;
-//! 3. what is still undecided gets a deeper search ([`DEEP_NODES`] beats), while
-//!    the offer's budget for those lasts ([`DEEP_TOTAL`] beats).
+//! 1. a bounded search ([`Completer`], [`COMPLETION_NODES`] beats per voicing,
+//!    trying the vocabulary's best voicings at each beat) looks for a way to the
+//!    phrase's cadence: a way found is a witness, and the voicing is offered;
+//! 2. for a voicing without a witness, every voicing of the shape at the next beat
+//!    is judged ([`goes_on`], one beat deep): if each breaks a hard rule, it is a
+//!    dead end, proven;
+//! 3. what is still undecided is searched exhaustively two and then
+//!    [`PROOF_DEPTH`] beats deep — every voicing of the shape at every beat — while
+//!    the offer's budget of [`PROOF_JUDGEMENTS`] lasts; a search that ends with no
+//!    way on is a proof, one cut short by the budget proves nothing and the voicing
+//!    stays offered.
 //!
-//! Why: a voicing the first search cannot decide in its budget stays offered,
-//! and a dead end a few beats away hides behind the many ways on that each fail
-//! later. The null model walked into one on BWV 269 (alto and tenor G♯4 under
-//! the soprano's held A4, three beats before the end) and was refused two beats
-//! later; the deeper search finds within 600 beats that none of the ways it
-//! tries from there reaches the end. Step 2 is the guarantee that no voicing is
-//! offered whose next beat has no clean voicing at all; it is cheap, because the
-//! first search already shows most such dead ends in one beat (on the null
-//! model's runs over eight chorales it found none the first had missed). A
-//! voicing still undecided stays: the grammar never narrows the model's choice
-//! beyond what is shown. Steps 1 and 3 show a dead end among the voicings the
-//! search tries, step 2 among every voicing of the shape. Dead ends three or
-//! more beats deep — typically a final cadence under a held last melody note,
-//! judged only at the last beat — are mostly beyond these budgets.
+//! Why: the search of step 1 tries a few dozen voicings a beat among thousands,
+//! so its failing to finish is no proof; the grammar once dropped what it could
+//! not complete, and so could narrow the model's choice beyond the rules (the
+//! brief: a constraint admits every choice from which the work can still be
+//! finished, and nothing narrower). Now every voicing dropped carries a proof a
+//! test re-checks (`nothing_is_dropped_without_a_proof`).
+//!
+//! A dead end deeper than the proofs reach stays offered. Where every voicing the
+//! rules admit at a beat is proven a dead end, or none passes at all, there is no
+//! way on from what is written: the proposer says so ([`ProposerError::NoWayOn`])
+//! and the engine steps back a beat ([`Budget::backtracks`]); the voicing it
+//! withdraws there is a proven dead end the offer never names again
+//! ([`ChState::dead`]). A refused voicing (a patch) is not offered again while
+//! another remains.
 //!
 //! The cost per beat, at most: one push and judgement per voicing of the shape
 //! (up to about 3,000), [`COMPLETION_NODES`] search beats per voicing the rules
-//! admit, one push and judgement per voicing of the next beat's shape for each
-//! undecided one (nearest first, stopping at the first that passes), and
-//! [`DEEP_TOTAL`] search beats (about a second in a release build). Measured on
-//! a loaded 2-core VM, release build: the offers along Bach's lower parts of four
-//! chorales took 1.11 times as long as with the first search alone, along the
-//! null model's path on BWV 269 1.21 times.
-//!
-//! Where every voicing is shown a dead end by the searches, those that can still
-//! go one beat further are offered (finding them costs a check of step 2 per
-//! voicing the rules admit — seconds at worst, and only at a dead end). Where none
-//! can, or none passes at this beat at all, there is no way on from what is
-//! written: the proposer says so ([`ProposerError::NoWayOn`]) and the engine steps
-//! back a beat ([`Budget::backtracks`]), the voicing it withdraws there a dead end
-//! the offer never names again ([`ChState::dead`]). So a dead end deeper than these
-//! searches see costs steps back, never a refusal the rules could have avoided. A
-//! refused voicing (a patch) is not offered again while another remains.
+//! admit, one judgement per voicing of the next beat's shape for each without a
+//! witness (nearest first, stopping at the first that passes), and
+//! [`PROOF_JUDGEMENTS`] for the deeper proofs (about two seconds in a release
+//! build, spent only where a voicing has no witness).
 //!
 //! [`ProposerError::NoWayOn`]: cantus_framework::ProposerError::NoWayOn
 //! [`Budget::backtracks`]: cantus_framework::Budget::backtracks
@@ -69,12 +59,12 @@ use cantus_framework::model::gbnf_literal;
 /// The beats the completion search may visit for one offered voicing.
 pub(crate) const COMPLETION_NODES: usize = 60;
 
-/// The beats a second, deeper search may visit for one voicing the first left
-/// undecided.
-pub(crate) const DEEP_NODES: usize = 600;
+/// How many beats deep the exhaustive proofs of a dead end look.
+pub(crate) const PROOF_DEPTH: usize = 3;
 
-/// The beats all the deeper searches of one offer may visit together.
-pub(crate) const DEEP_TOTAL: usize = 3_000;
+/// The voicings all the proofs of one offer deeper than a beat may push and judge
+/// together (about two seconds in a release build).
+pub(crate) const PROOF_JUDGEMENTS: usize = 150_000;
 
 /// A tenor offered and the basses that may go with it.
 type Tenor = (String, Vec<String>);
@@ -126,54 +116,28 @@ impl Offer {
 }
 
 /// Whether the next beat of `a` has a voicing of the textbook's shape that breaks
-/// no hard rule of `profile` (true at the last beat): at most one push and one
-/// judgement per voicing of [`shaped`], stopping at the first that passes. The
-/// voicings nearest the last beat's are tried first (a clean one is usually
-/// near); only a dead end costs them all.
+/// no hard rule of `profile` (true at the last beat): [`goes_on`] one beat deep,
+/// without a budget.
+#[cfg(test)]
 pub(crate) fn continues(a: &mut Analysis, profile: Profile) -> bool {
     let mut unbounded = usize::MAX;
-    continues_within(a, profile, &mut unbounded) != Some(false)
+    goes_on(a, profile, 1, &mut unbounded) != Some(false)
 }
 
-/// The voicings an offer made where the loop came back from a dead end may push and
-/// judge to show that what it offers leads on ([`leads_on`]): a few seconds in a
-/// release build. What the budget leaves unshown stays offered.
-const LEADS_ON_JUDGEMENTS: usize = 60_000;
-
-/// Whether the next beat of `a` has a voicing the rules admit from which the beat
-/// after it [`continues`] — that the offer there would not be a dead end — judging
-/// at most `budget` voicings (spent from it): `None` when it ran out first. Asked
-/// only where the loop came back from a dead end.
-fn leads_on(a: &mut Analysis, profile: Profile, budget: &mut usize) -> Option<bool> {
+/// Whether `a` can be written `depth` beats further (or to its last beat, if
+/// nearer) breaking no hard rule of `profile`, judging at most `budget` voicings
+/// (spent from it): `Some(false)` is a proof that it cannot — every voicing of the
+/// textbook's shape was tried at every beat — and `None` says the budget ran out
+/// first. At each beat the voicings nearest the last beat's are tried first (a
+/// clean one is usually near); only a dead end costs them all.
+pub(crate) fn goes_on(
+    a: &mut Analysis,
+    profile: Profile,
+    depth: usize,
+    budget: &mut usize,
+) -> Option<bool> {
     let b = a.beats.len();
-    if b >= a.total() {
-        return Some(true);
-    }
-    for v in shaped(a, b) {
-        *budget = budget.checked_sub(1)?;
-        if !push_voicing(a, &v) {
-            continue;
-        }
-        let on = if rules::breaks_hard(a, b, profile) {
-            Some(false)
-        } else {
-            continues_within(a, profile, budget)
-        };
-        pop_voicing(a);
-        match on {
-            Some(true) => return Some(true),
-            None => return None,
-            Some(false) => {}
-        }
-    }
-    Some(false)
-}
-
-/// [`continues`], judging at most `budget` voicings (spent from it), the nearest to
-/// the last beat written first: `None` when it ran out first.
-fn continues_within(a: &mut Analysis, profile: Profile, budget: &mut usize) -> Option<bool> {
-    let b = a.beats.len();
-    if b >= a.total() {
+    if depth == 0 || b >= a.total() {
         return Some(true);
     }
     let mut next = shaped(a, b);
@@ -189,8 +153,19 @@ fn continues_within(a: &mut Analysis, profile: Profile, budget: &mut usize) -> O
     }
     for v in &next {
         *budget = budget.checked_sub(1)?;
-        if with_voicing(a, v, |a| !rules::breaks_hard(a, b, profile)) {
-            return Some(true);
+        if !push_voicing(a, v) {
+            continue;
+        }
+        let on = if rules::breaks_hard(a, b, profile) {
+            Some(false)
+        } else {
+            goes_on(a, profile, depth - 1, budget)
+        };
+        pop_voicing(a);
+        match on {
+            Some(true) => return Some(true),
+            None => return None,
+            Some(false) => {}
         }
     }
     Some(false)
@@ -242,10 +217,9 @@ pub(crate) fn shaped(a: &Analysis, b: usize) -> Vec<Voicing> {
     out
 }
 
-/// What the grammar offers at the next beat of `task.base`, never one of `dead`
-/// (shown dead ends there: the loop stepped back from them); `None` where there is
-/// no way on — every voicing the rules admit at this beat is one of `dead` or leaves
-/// the next beat none they admit.
+/// What the grammar offers at the next beat of `task.base`: every voicing the
+/// rules admit there but those of `dead` (the loop stepped back from them) and
+/// those proven dead ends; `None` where that leaves nothing — there is no way on.
 pub(crate) fn offer(
     task: &Task<'_>,
     refused: Option<Voicing>,
@@ -261,36 +235,40 @@ pub(crate) fn offer(
     admitted.retain(|v| {
         !dead.contains(v) && with_voicing(&mut a, v, |a| !rules::breaks_hard(a, b, profile))
     });
-    // Every voicing not known to be a dead end (a search that ran out of budget
-    // rules nothing out); where every one is, those that can still go one beat
-    // further, else what the rules admit at this beat; else, at a dead end, every
-    // voicing of the shape (the grammar then keeps the answer's form, the ladder
-    // the rules).
+    // Step 1: a witness, a way to the cadence the completion search finds.
     let mut completer = Completer::new(task);
-    let mut verdicts: Vec<Option<bool>> = Vec::with_capacity(admitted.len());
-    for v in &admitted {
-        let mut verdict = Some(false);
-        if push_voicing(&mut a, v) {
-            verdict = completer.completable(&a, COMPLETION_NODES);
-            pop_voicing(&mut a);
+    let mut verdicts: Vec<Option<bool>> = admitted
+        .iter()
+        .map(|v| {
+            with_voicing(&mut a, v, |a| {
+                completer.completable(a, COMPLETION_NODES) == Some(true)
+            })
+            .then_some(true)
+        })
+        .collect();
+    // Steps 2 and 3: proofs for the rest, one beat deep without a budget, then
+    // deeper within the offer's.
+    let mut budget = PROOF_JUDGEMENTS;
+    for depth in 1..=PROOF_DEPTH {
+        for (v, verdict) in admitted.iter().zip(verdicts.iter_mut()) {
+            if verdict.is_some() {
+                continue;
+            }
+            let mut unbounded = usize::MAX;
+            let spend = if depth == 1 {
+                &mut unbounded
+            } else {
+                &mut budget
+            };
+            let mut shown = None;
+            with_voicing(&mut a, v, |a| {
+                shown = goes_on(a, profile, depth, spend);
+                true
+            });
+            if shown == Some(false) {
+                *verdict = Some(false);
+            }
         }
-        verdicts.push(verdict);
-    }
-    // The undecided: a dead end at the very next beat is proven by trying every
-    // voicing of its shape; the rest get a deeper search while the offer's budget
-    // for them lasts.
-    let mut deep = DEEP_TOTAL;
-    for (v, verdict) in admitted.iter().zip(verdicts.iter_mut()) {
-        if verdict.is_some() || !push_voicing(&mut a, v) {
-            continue;
-        }
-        if !continues(&mut a, profile) {
-            *verdict = Some(false);
-        } else if deep >= DEEP_NODES {
-            *verdict = completer.completable(&a, DEEP_NODES);
-            deep -= completer.visited();
-        }
-        pop_voicing(&mut a);
     }
     let mut open: Vec<Voicing> = admitted
         .iter()
@@ -298,24 +276,6 @@ pub(crate) fn offer(
         .filter(|(_, verdict)| **verdict != Some(false))
         .map(|(v, _)| *v)
         .collect();
-    if open.is_empty() {
-        open = admitted
-            .iter()
-            .copied()
-            .filter(|v| with_voicing(&mut a, v, |a| continues(a, profile)))
-            .collect();
-    }
-    // Back here from a dead end: what is offered must leave the next beat a way on
-    // (a voicing the rules admit that itself goes one beat further), or the loop
-    // would step back here once for every voicing the dead end lies behind.
-    if !dead.is_empty() {
-        let mut budget = LEADS_ON_JUDGEMENTS;
-        open.retain(|v| {
-            with_voicing(&mut a, v, |a| {
-                leads_on(a, profile, &mut budget) != Some(false)
-            })
-        });
-    }
     if open.is_empty() {
         return None;
     }

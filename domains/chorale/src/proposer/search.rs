@@ -336,8 +336,9 @@ impl Completer {
     }
 
     /// Whether `base` can still be voiced to the end, visiting at most `limit`
-    /// beats: `None` when the budget ran out first. The model's grammar offers a
-    /// voicing only where this is not `Some(false)`.
+    /// beats: `None` when the budget ran out first. `Some(true)` is a witness the
+    /// model's grammar takes as proof a voicing leads on; `Some(false)` proves
+    /// nothing (only the vocabulary's best voicings were tried).
     pub fn completable(&mut self, base: &Analysis, limit: usize) -> Option<bool> {
         let s = &mut self.search;
         s.a = base.clone();
@@ -348,10 +349,5 @@ impl Completer {
             return Some(true);
         }
         (s.nodes <= limit).then_some(false)
-    }
-
-    /// The beats the last [`Completer::completable`] visited (at most its limit).
-    pub fn visited(&self) -> usize {
-        self.search.nodes.min(self.search.limit)
     }
 }
