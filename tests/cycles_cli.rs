@@ -312,6 +312,12 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
     // not twelve-tone: no serial analysis.
     assert!(!md.contains("The domain's measures"), "{md}");
     assert!(!md.contains("## Serial analysis"), "{md}");
+    // Nor judged by twelve-tone's relaxed gate or collision check: no such columns.
+    assert!(
+        md.contains("| model | condition | runs | strict | failed |"),
+        "{md}"
+    );
+    assert!(!md.contains("relaxed") && !md.contains("collision"), "{md}");
     assert!(!out.join("measures.csv").exists());
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(

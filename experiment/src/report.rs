@@ -277,21 +277,45 @@ fn markdown(
             );
         }
     }
-    md.push_str(
-        "\n## Delivery\n\nStrict: released by the strict gate (labels re-derived from the \
-         pitches). Relaxed: the gate that trusts the generator's row tags. *Tag-dependent*: \
-         relaxed releases the strict gate refused. *Collision only*: the piece has no vertical \
-         collision (`TT-COLLISION`), whatever else is wrong.\n\n\
-         | model | condition | runs | strict | relaxed | gap | tag-dependent | collision only | failed |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
-    );
+    let serial = has_serial_gates(s);
+    if serial {
+        md.push_str(
+            "\n## Delivery\n\nStrict: released by the strict gate (labels re-derived from the \
+             pitches). Relaxed: the gate that trusts the generator's row tags. *Tag-dependent*: \
+             relaxed releases the strict gate refused. *Collision only*: the piece has no vertical \
+             collision (`TT-COLLISION`), whatever else is wrong.\n\n\
+             | model | condition | runs | strict | relaxed | gap | tag-dependent | collision only | failed |\n\
+             |---|---|---|---|---|---|---|---|---|\n",
+        );
+    } else {
+        md.push_str(
+            "\n## Delivery\n\nStrict: released by the domain's strict gate.\n\n\
+             | model | condition | runs | strict | failed |\n|---|---|---|---|---|\n",
+        );
+    }
     for c in &s.cells {
         if c.runs == 0 {
             continue;
         }
+        let failed = c
+            .outcomes
+            .get(&super::record::RunOutcome::Failed)
+            .copied()
+            .unwrap_or(0);
+        if !serial {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {failed} |",
+                c.model,
+                c.condition,
+                c.runs,
+                pct(c.delivery_strict),
+            );
+            continue;
+        }
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {failed} |",
             c.model,
             c.condition,
             c.runs,
@@ -301,10 +325,6 @@ fn markdown(
                 .map_or("–".into(), |g| format!("{:+.1} pp", 100.0 * g)),
             c.tag_dependent_releases,
             pct(c.collision_only_pass),
-            c.outcomes
-                .get(&super::record::RunOutcome::Failed)
-                .copied()
-                .unwrap_or(0)
         );
     }
     let na: Vec<&Cell> = s.cells.iter().filter(|c| c.not_applicable > 0).collect();
@@ -321,20 +341,40 @@ fn markdown(
             );
         }
     }
-    md.push_str("\n## The loop\n\nCollision rate: colliding pairs among pairs of overlapping events of different voices, pooled. Process acceptance: events accepted as proposed over events proposed.\n\n| model | condition | collision rate | process acceptance | repairs per run by rung | drops per run | replans per run |\n|---|---|---|---|---|---|---|\n");
+    let collisions = s.cells.iter().any(|c| c.collision_rate.is_some());
+    md.push_str("\n## The loop\n\n");
+    if collisions {
+        md.push_str("Collision rate: colliding pairs among pairs of overlapping events of different voices, pooled. ");
+    }
+    md.push_str("Process acceptance: events accepted as proposed over events proposed.\n\n| model | condition |");
+    if collisions {
+        md.push_str(" collision rate |");
+    }
+    md.push_str(" process acceptance | repairs per run by rung | drops per run | replans per run |\n|---|---|");
+    if collisions {
+        md.push_str("---|");
+    }
+    md.push_str("---|---|---|---|\n");
     for c in s.cells.iter().filter(|c| c.runs > 0) {
         let rungs: Vec<String> = c
             .repairs_by_rung
             .iter()
             .map(|(k, v)| format!("{k} {v:.1}"))
             .collect();
+        let collision = if collisions {
+            format!(
+                " {} |",
+                c.collision_rate
+                    .map_or("–".into(), |r| format!("{:.2}%", 100.0 * r))
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} |{collision} {} | {} | {} | {} |",
             c.model,
             c.condition,
-            c.collision_rate
-                .map_or("–".into(), |r| format!("{:.2}%", 100.0 * r)),
             c.process_acceptance
                 .map_or("–".into(), |r| format!("{:.1}%", 100.0 * r)),
             if rungs.is_empty() {
@@ -598,53 +638,70 @@ fn escape(s: &str) -> String {
 }
 
 fn html_tables(s: &Summary) -> Vec<Table> {
+    let serial = has_serial_gates(s);
     let rows = s
         .cells
         .iter()
         .filter(|c| c.runs > 0)
-        .map(|c| Row {
-            cells: vec![
+        .map(|c| {
+            let mut cells = vec![
                 c.model.clone(),
                 c.condition.clone(),
                 c.runs.to_string(),
                 pct(c.delivery_strict),
-                pct(c.delivery_relaxed),
-                c.tag_dependent_releases.to_string(),
-                pct(c.collision_only_pass),
+            ];
+            if serial {
+                cells.extend([
+                    pct(c.delivery_relaxed),
+                    c.tag_dependent_releases.to_string(),
+                    pct(c.collision_only_pass),
+                ]);
+            }
+            cells.extend([
                 c.degeneracy.map_or("–".into(), |i| i.plain()),
                 num(c.choice.bits_per_note, 2),
                 pct(c.choice.decided),
                 pct(c.choice.null_agreement),
                 format!("{:.1}", c.cost.calls_per_run),
-            ],
-            link: Some(cell_page(&c.model, &c.condition)),
+            ]);
+            Row {
+                cells,
+                link: Some(cell_page(&c.model, &c.condition)),
+            }
         })
         .collect();
+    let mut columns = vec!["model", "condition", "runs", "strict"];
+    if serial {
+        columns.extend(["relaxed", "tag-dependent", "collision only"]);
+    }
+    columns.extend([
+        "degeneracy",
+        "bits/note",
+        "decided",
+        "agreement with null",
+        "calls/run",
+    ]);
     let main = Table {
         caption:
             "Delivery, degeneracy and cost per model and condition (see report.md for all metrics)"
                 .into(),
-        columns: [
-            "model",
-            "condition",
-            "runs",
-            "strict",
-            "relaxed",
-            "tag-dependent",
-            "collision only",
-            "degeneracy",
-            "bits/note",
-            "decided",
-            "agreement with null",
-            "calls/run",
-        ]
-        .map(String::from)
-        .to_vec(),
+        columns: columns.into_iter().map(String::from).collect(),
         rows,
     };
     std::iter::once(main)
         .chain(measures_html(s, cell_page))
         .collect()
+}
+
+/// Whether some cell was judged by twelve-tone's second gates (the relaxed gate that
+/// trusts row tags, the collision-only check): only then does the report show their
+/// columns, which mean nothing for another domain's pieces.
+fn has_serial_gates(s: &Summary) -> bool {
+    s.cells.iter().any(|c| {
+        c.delivery_relaxed.is_some()
+            || c.collision_only_pass.is_some()
+            || c.tag_dependent_releases > 0
+    })
 }
 
 /// How the report names a reference set: its directory (`corpus/second-viennese/`)
