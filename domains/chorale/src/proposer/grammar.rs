@@ -12,12 +12,13 @@
 //!    trying the vocabulary's best voicings at each beat) looks for a way to the
 //!    phrase's cadence: a way found is a witness, and the voicing is offered;
 //! 2. for a voicing without a witness, every voicing of the shape at the next beat
-//!    is judged ([`goes_on`], one beat deep): if each breaks a hard rule, it is a
-//!    dead end, proven;
-//! 3. what is still undecided is searched exhaustively two and then
-//!    [`PROOF_DEPTH`] beats deep — every voicing of the shape at every beat — while
-//!    the offer's budget of [`PROOF_JUDGEMENTS`] lasts; a search that ends with no
-//!    way on is a proof, one cut short by the budget proves nothing and the voicing
+//!    is judged ([`Prover`], one beat on): if each breaks a hard rule, it is a dead
+//!    end, proven;
+//! 3. what is still undecided is searched exhaustively to the phrase's horizon
+//!    (its cadence and a beat beyond) — every voicing of the shape at every beat,
+//!    prefixes the rules would judge alike searched once ([`proof`]) — while the
+//!    offer's budget of [`PROOF_JUDGEMENTS`] lasts; a search that ends with no way
+//!    on is a proof, one cut short by the budget proves nothing and the voicing
 //!    stays offered.
 //!
 //! Why: the search of step 1 tries a few dozen voicings a beat among thousands,
@@ -39,8 +40,8 @@
 //! (up to about 3,000), [`COMPLETION_NODES`] search beats per voicing the rules
 //! admit, one judgement per voicing of the next beat's shape for each without a
 //! witness (nearest first, stopping at the first that passes), and
-//! [`PROOF_JUDGEMENTS`] for the deeper proofs (about two seconds in a release
-//! build, spent only where a voicing has no witness).
+//! [`PROOF_JUDGEMENTS`] for the proofs to the horizon (about two seconds in a
+//! release build, spent only where a voicing has no witness).
 //!
 //! [`ProposerError::NoWayOn`]: cantus_framework::ProposerError::NoWayOn
 //! [`Budget::backtracks`]: cantus_framework::Budget::backtracks
@@ -55,15 +56,13 @@ use crate::domain::{Voicing, pop_voicing, push_voicing, with_voicing};
 use crate::pitch::{Part, Tone};
 use crate::rules::{self, Profile};
 use cantus_framework::model::gbnf_literal;
+pub(crate) use proof::Prover;
 
 /// The beats the completion search may visit for one offered voicing.
 pub(crate) const COMPLETION_NODES: usize = 60;
 
-/// How many beats deep the exhaustive proofs of a dead end look.
-pub(crate) const PROOF_DEPTH: usize = 3;
-
-/// The voicings all the proofs of one offer deeper than a beat may push and judge
-/// together (about two seconds in a release build).
+/// The voicings all the proofs of one offer beyond the next beat may push and
+/// judge together (about two seconds in a release build).
 pub(crate) const PROOF_JUDGEMENTS: usize = 150_000;
 
 /// A tenor offered and the basses that may go with it.
@@ -125,11 +124,10 @@ pub(crate) fn continues(a: &mut Analysis, profile: Profile) -> bool {
 }
 
 /// Whether `a` can be written `depth` beats further (or to its last beat, if
-/// nearer) breaking no hard rule of `profile`, judging at most `budget` voicings
-/// (spent from it): `Some(false)` is a proof that it cannot — every voicing of the
-/// textbook's shape was tried at every beat — and `None` says the budget ran out
-/// first. At each beat the voicings nearest the last beat's are tried first (a
-/// clean one is usually near); only a dead end costs them all.
+/// nearer) breaking no hard rule of `profile`, judging at most `budget` voicings:
+/// the plain exhaustive search, without the memo of [`Prover`] — the tests' check
+/// of its proofs.
+#[cfg(test)]
 pub(crate) fn goes_on(
     a: &mut Analysis,
     profile: Profile,
@@ -140,18 +138,7 @@ pub(crate) fn goes_on(
     if depth == 0 || b >= a.total() {
         return Some(true);
     }
-    let mut next = shaped(a, b);
-    if let Some(last) = b.checked_sub(1).and_then(|p| written(a, p)) {
-        let away = |v: &Voicing| {
-            v.tones()
-                .iter()
-                .zip(last.tones().iter())
-                .map(|((_, x), (_, y))| u32::from(x.midi.abs_diff(y.midi)))
-                .sum::<u32>()
-        };
-        next.sort_by_key(away);
-    }
-    for v in &next {
+    for v in &proof::nearest_first(a, b) {
         *budget = budget.checked_sub(1)?;
         if !push_voicing(a, v) {
             continue;
@@ -246,28 +233,21 @@ pub(crate) fn offer(
             .then_some(true)
         })
         .collect();
-    // Steps 2 and 3: proofs for the rest, one beat deep without a budget, then
-    // deeper within the offer's.
-    let mut budget = PROOF_JUDGEMENTS;
-    for depth in 1..=PROOF_DEPTH {
+    // Steps 2 and 3: proofs for the rest — that the next beat can be written,
+    // without a budget; then that the phrase's horizon can be reached, within the
+    // offer's budget (the memo shared by every voicing of the offer).
+    let goal = super::horizon(&task.cadences, b);
+    let mut next = Prover::new(profile, &task.cadences, b + 1, usize::MAX);
+    let mut far = Prover::new(profile, &task.cadences, goal, PROOF_JUDGEMENTS);
+    for prover in [&mut next, &mut far] {
         for (v, verdict) in admitted.iter().zip(verdicts.iter_mut()) {
-            if verdict.is_some() {
+            if verdict.is_some() || !push_voicing(&mut a, v) {
                 continue;
             }
-            let mut unbounded = usize::MAX;
-            let spend = if depth == 1 {
-                &mut unbounded
-            } else {
-                &mut budget
-            };
-            let mut shown = None;
-            with_voicing(&mut a, v, |a| {
-                shown = goes_on(a, profile, depth, spend);
-                true
-            });
-            if shown == Some(false) {
+            if prover.reaches(&mut a) == Some(false) {
                 *verdict = Some(false);
             }
+            pop_voicing(&mut a);
         }
     }
     let mut open: Vec<Voicing> = admitted
@@ -338,6 +318,8 @@ pub(crate) fn admits(offer: &Offer, text: &str, truncated: bool) -> bool {
         .filter(|(t, _)| t == tenor)
         .any(|(_, basses)| basses.iter().any(|b| fits(2, bass, b)))
 }
+
+mod proof;
 
 #[cfg(test)]
 mod tests;

@@ -38,7 +38,7 @@ impl CadenceKind {
 }
 
 /// How many beats back the chord before a cadence's last chord is looked for.
-const LOOK_BACK: usize = 8;
+pub(crate) const LOOK_BACK: usize = 8;
 
 /// A phrase ending as read: its last chord, the chord before it (the last one on
 /// another root, at most [`LOOK_BACK`] beats back) and their beats.

@@ -21,6 +21,7 @@ mod cadence;
 mod harmony;
 
 pub use cadence::CadenceKind;
+pub(crate) use cadence::LOOK_BACK as CADENCE_LOOK_BACK;
 mod motion;
 mod resolution;
 mod vertical;
