@@ -15,6 +15,7 @@ use super::record::{Header, Record, file_name_part};
 use super::run::{RunError, read_whole_results, results_path};
 use cantus_render::report::index::{Row, Table, index_html};
 use charts::{cost_chart, delivery_chart, predicate_chart};
+use delivery::{delivery_table, has_serial_gates};
 use sections::{choice_table, measures_html, measures_table};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod charts;
+mod delivery;
 mod sections;
 
 /// The parts of the experiment file the report needs (everything else ignored: it
@@ -277,56 +279,7 @@ fn markdown(
             );
         }
     }
-    let serial = has_serial_gates(s);
-    if serial {
-        md.push_str(
-            "\n## Delivery\n\nStrict: released by the strict gate (labels re-derived from the \
-             pitches). Relaxed: the gate that trusts the generator's row tags. *Tag-dependent*: \
-             relaxed releases the strict gate refused. *Collision only*: the piece has no vertical \
-             collision (`TT-COLLISION`), whatever else is wrong.\n\n\
-             | model | condition | runs | strict | relaxed | gap | tag-dependent | collision only | failed |\n\
-             |---|---|---|---|---|---|---|---|---|\n",
-        );
-    } else {
-        md.push_str(
-            "\n## Delivery\n\nStrict: released by the domain's strict gate.\n\n\
-             | model | condition | runs | strict | failed |\n|---|---|---|---|---|\n",
-        );
-    }
-    for c in &s.cells {
-        if c.runs == 0 {
-            continue;
-        }
-        let failed = c
-            .outcomes
-            .get(&super::record::RunOutcome::Failed)
-            .copied()
-            .unwrap_or(0);
-        if !serial {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {failed} |",
-                c.model,
-                c.condition,
-                c.runs,
-                pct(c.delivery_strict),
-            );
-            continue;
-        }
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {failed} |",
-            c.model,
-            c.condition,
-            c.runs,
-            pct(c.delivery_strict),
-            pct(c.delivery_relaxed),
-            c.gap
-                .map_or("–".into(), |g| format!("{:+.1} pp", 100.0 * g)),
-            c.tag_dependent_releases,
-            pct(c.collision_only_pass),
-        );
-    }
+    delivery_table(&mut md, s);
     let na: Vec<&Cell> = s.cells.iter().filter(|c| c.not_applicable > 0).collect();
     if !na.is_empty() {
         md.push_str("\n### Not applicable (not run, not counted)\n\n");
@@ -691,17 +644,6 @@ fn html_tables(s: &Summary) -> Vec<Table> {
     std::iter::once(main)
         .chain(measures_html(s, cell_page))
         .collect()
-}
-
-/// Whether some cell was judged by twelve-tone's second gates (the relaxed gate that
-/// trusts row tags, the collision-only check): only then does the report show their
-/// columns, which mean nothing for another domain's pieces.
-fn has_serial_gates(s: &Summary) -> bool {
-    s.cells.iter().any(|c| {
-        c.delivery_relaxed.is_some()
-            || c.collision_only_pass.is_some()
-            || c.tag_dependent_releases > 0
-    })
 }
 
 /// How the report names a reference set: its directory (`corpus/second-viennese/`)
