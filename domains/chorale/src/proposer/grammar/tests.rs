@@ -6,6 +6,48 @@ use crate::domain::Harmonisation;
 use crate::read::{ReadOptions, read_chorale};
 use std::sync::Arc;
 
+/// Whether the next beat of `a` has a voicing of the textbook's shape that breaks
+/// no hard rule of `profile` (true at the last beat): [`goes_on`] one beat deep,
+/// without a budget.
+pub(crate) fn continues(a: &mut Analysis, profile: Profile) -> bool {
+    let mut unbounded = usize::MAX;
+    goes_on(a, profile, 1, &mut unbounded) != Some(false)
+}
+
+/// Whether `a` can be written `depth` beats further (or to its last beat, if
+/// nearer) breaking no hard rule of `profile`, judging at most `budget` voicings:
+/// the plain exhaustive search, without the memo of [`Prover`] — the tests' check
+/// of its proofs.
+pub(crate) fn goes_on(
+    a: &mut Analysis,
+    profile: Profile,
+    depth: usize,
+    budget: &mut usize,
+) -> Option<bool> {
+    let b = a.beats.len();
+    if depth == 0 || b >= a.total() {
+        return Some(true);
+    }
+    for v in &proof::nearest_first(a, b) {
+        *budget = budget.checked_sub(1)?;
+        if !push_voicing(a, v) {
+            continue;
+        }
+        let on = if rules::breaks_hard(a, b, profile) {
+            Some(false)
+        } else {
+            goes_on(a, profile, depth - 1, budget)
+        };
+        pop_voicing(a);
+        match on {
+            Some(true) => return Some(true),
+            None => return None,
+            Some(false) => {}
+        }
+    }
+    Some(false)
+}
+
 /// The melody of a fixture (its phrase ends given as the fixture says).
 pub(crate) fn melody(name: &str) -> Harmonisation {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
