@@ -84,6 +84,10 @@ pub struct Analysis {
     first: i64,
     /// How many beats the whole piece has (the analysis may hold fewer).
     total: usize,
+    /// The phrase whose last soprano note ends in each beat (see
+    /// [`Beat::phrase_end`]), read from the melody once when the analysis is
+    /// opened: pushing and popping beats writes only the lower parts.
+    phrase_ends: Vec<Option<usize>>,
 }
 
 impl Analysis {
@@ -100,12 +104,29 @@ impl Analysis {
     /// soprano's.
     pub fn open(chorale: Chorale) -> Analysis {
         let (first, last) = chorale.beat_span().unwrap_or((0, -1));
+        let total = usize::try_from(last - first + 1).unwrap_or(0);
+        let mut phrase_ends = vec![None; total];
+        for (k, &t) in chorale.phrase_ends.iter().enumerate() {
+            let end = chorale
+                .note_at(Part::Soprano, t)
+                .map_or(t, |n| chorale.parts[0][n].end());
+            let number = chorale
+                .beat_number(end - Time::new(1, 1_000_000))
+                .min(first + total as i64 - 1);
+            if let Some(slot) = usize::try_from(number - first)
+                .ok()
+                .and_then(|i| phrase_ends.get_mut(i))
+            {
+                slot.get_or_insert(k);
+            }
+        }
         Analysis {
             chorale,
             slices: Vec::new(),
             beats: Vec::new(),
             first,
-            total: usize::try_from(last - first + 1).unwrap_or(0),
+            total,
+            phrase_ends,
         }
     }
 
@@ -168,14 +189,7 @@ impl Analysis {
             }
             self.slices.push(s);
         }
-        let phrase_end = c.phrase_ends.iter().position(|&t| {
-            let end = c
-                .note_at(Part::Soprano, t)
-                .map_or(t, |n| c.parts[0][n].end());
-            c.beat_number(end - Time::new(1, 1_000_000))
-                .min(self.first + self.total as i64 - 1)
-                == number
-        });
+        let phrase_end = self.phrase_ends.get(i).copied().flatten();
         let prev = self.beats.last().and_then(Beat::last_chord);
         let soundings = self.soundings(first_slice..self.slices.len(), start, end);
         let chord = label(&soundings, prev, c.key);
