@@ -14,12 +14,16 @@
 //! 2. for a voicing without a witness, every voicing of the shape at the next beat
 //!    is judged ([`Prover`], one beat on): if each breaks a hard rule, it is a dead
 //!    end, proven;
-//! 3. what is still undecided is searched exhaustively to the phrase's horizon
-//!    (its cadence and a beat beyond) — every voicing of the shape at every beat,
-//!    prefixes the rules would judge alike searched once ([`proof`]) — while the
-//!    offer's budget of [`PROOF_JUDGEMENTS`] lasts; a search that ends with no way
-//!    on is a proof, one cut short by the budget proves nothing and the voicing
-//!    stays offered.
+//! 3. what is still undecided is searched exhaustively two beats on, then a beat
+//!    deeper at a time to the phrase's horizon (its cadence and a beat beyond) —
+//!    every voicing of the shape at every beat, prefixes the rules would judge
+//!    alike searched once ([`proof`]) — within budgets of [`TWO_BEAT_JUDGEMENTS`]
+//!    and [`FAR_JUDGEMENTS`], shared out evenly among the undecided voicings; a
+//!    search that ends with no way on is a proof, one cut short by the budget
+//!    proves nothing and the voicing stays offered.
+//!
+//! Only voicings no motion rule rules out part by part ([`moving`]) are pushed
+//! and judged whole, in the offer and in the proofs; that check is the rules' own.
 //!
 //! Why: the search of step 1 tries a few dozen voicings a beat among thousands,
 //! so its failing to finish is no proof; the grammar once dropped what it could
@@ -37,11 +41,12 @@
 //! another remains.
 //!
 //! The cost per beat, at most: one push and judgement per voicing of the shape
-//! (up to about 3,000), [`COMPLETION_NODES`] search beats per voicing the rules
-//! admit, one judgement per voicing of the next beat's shape for each without a
-//! witness (nearest first, stopping at the first that passes), and
-//! [`PROOF_JUDGEMENTS`] for the proofs to the horizon (about two seconds in a
-//! release build, spent only where a voicing has no witness).
+//! the motion rules leave (about a third of some 3,000), [`COMPLETION_NODES`]
+//! search beats per voicing the rules admit, one judgement per voicing of the next
+//! beat for each without a witness (nearest first, stopping at the first that
+//! passes), and the two budgets of the deeper proofs (about ten seconds and one in
+//! a release build, at some 5 µs a judgement; spent only where voicings have no
+//! witness, mostly in the beats before a cadence).
 //!
 //! [`ProposerError::NoWayOn`]: cantus_framework::ProposerError::NoWayOn
 //! [`Budget::backtracks`]: cantus_framework::Budget::backtracks
@@ -61,9 +66,15 @@ pub(crate) use proof::Prover;
 /// The beats the completion search may visit for one offered voicing.
 pub(crate) const COMPLETION_NODES: usize = 60;
 
-/// The voicings all the proofs of one offer beyond the next beat may push and
-/// judge together (about two seconds in a release build).
-pub(crate) const PROOF_JUDGEMENTS: usize = 150_000;
+/// The voicings the proofs of one offer two beats on may push and judge together
+/// (about ten seconds in a release build; spent only where many voicings have no
+/// witness, typically just before a cadence, where dead ends two beats deep are
+/// common and cheaper to prove than for the model to walk into).
+pub(crate) const TWO_BEAT_JUDGEMENTS: usize = 2_000_000;
+
+/// The voicings the proofs of one offer further on, to the phrase's horizon, may
+/// push and judge together (about a second).
+pub(crate) const FAR_JUDGEMENTS: usize = 150_000;
 
 /// A tenor offered and the basses that may go with it.
 type Tenor = (String, Vec<String>);
@@ -130,32 +141,89 @@ fn written(a: &Analysis, b: usize) -> Option<Voicing> {
 /// Every voicing of the textbook's shape under the soprano of beat `b` (the next
 /// beat of `a`), spelled in the key.
 pub(crate) fn shaped(a: &Analysis, b: usize) -> Vec<Voicing> {
+    shaped_where(a, b, |_, _| true)
+}
+
+/// The voicings of [`shaped`] whose parts, taken two at a time (and each alone),
+/// break no motion rule hard under `profile` against the beat before — found part
+/// by part, so an alto ruled out takes every tenor and bass under it along. The
+/// rules' own tests ([`rules::pair_breaks`], [`rules::leap_breaks`]) rule them
+/// out, so every voicing of the shape the hard rules admit is among them (a test
+/// holds them to it); only these are pushed and judged whole.
+pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
+    let c = &a.chorale;
+    let start = c.beat_start(a.number_of(b));
+    // The last slice of the beat before, and what each lower part sounded last
+    // when its note ends where this beat begins (else no motion is judged).
+    let Some(before) = b.checked_sub(1).and_then(|_| a.slices.last()) else {
+        return shaped(a, b);
+    };
+    let before = before.tones;
+    let last = |p: Part| {
+        c.parts[p.index()]
+            .last()
+            .filter(|n| n.end() == start)
+            .map(|n| n.tone)
+    };
+    let prev = [None, last(Part::Alto), last(Part::Tenor), last(Part::Bass)];
+    shaped_where(a, b, |part, after| {
+        let k = part.index();
+        let leaps = match (prev[k], after[k]) {
+            (Some(p), Some(t)) => rules::leap_breaks(profile, p, t),
+            _ => false,
+        };
+        !leaps
+            && Part::ALL[..k]
+                .iter()
+                .all(|&u| !rules::pair_breaks(profile, &before, after, u, part))
+    })
+}
+
+/// The voicings of [`shaped`] built part by part (alto, tenor, bass), each part's
+/// tone kept only where `keep` says so of the tones so far (soprano first).
+fn shaped_where(
+    a: &Analysis,
+    b: usize,
+    mut keep: impl FnMut(Part, &rules::Tones) -> bool,
+) -> Vec<Voicing> {
     let c = &a.chorale;
     let key = c.key;
     let start = c.beat_start(a.number_of(b));
-    let soprano = c
-        .note_at(Part::Soprano, start)
-        .map(|n| c.parts[0][n].tone.midi);
+    let soprano = c.note_at(Part::Soprano, start).map(|n| c.parts[0][n].tone);
     let (alo, ahi) = Part::Alto.range();
     let (tlo, thi) = Part::Tenor.range();
     let (blo, bhi) = Part::Bass.range();
     let (alo, ahi) = match soprano {
-        Some(s) => (alo.max(s.saturating_sub(12)), ahi.min(s)),
+        Some(s) => (alo.max(s.midi.saturating_sub(12)), ahi.min(s.midi)),
         None => (alo, ahi),
     };
     let tone = |m: u8| -> Tone { key.tone(m) };
     let mut out = Vec::new();
+    let mut now: rules::Tones = [soprano, None, None, None];
     for alto in alo..=ahi {
+        now[1] = Some(tone(alto));
+        if !keep(Part::Alto, &now) {
+            continue;
+        }
         for tenor in tlo.max(alto.saturating_sub(12))..=thi.min(alto) {
+            now[2] = Some(tone(tenor));
+            if !keep(Part::Tenor, &now) {
+                continue;
+            }
             for bass in blo..=bhi.min(tenor) {
-                out.push(Voicing {
-                    beat: b,
-                    alto: tone(alto),
-                    tenor: tone(tenor),
-                    bass: tone(bass),
-                });
+                now[3] = Some(tone(bass));
+                if keep(Part::Bass, &now) {
+                    out.push(Voicing {
+                        beat: b,
+                        alto: tone(alto),
+                        tenor: tone(tenor),
+                        bass: tone(bass),
+                    });
+                }
             }
         }
+        now[2] = None;
+        now[3] = None;
     }
     out
 }
@@ -174,7 +242,7 @@ pub(crate) fn offer(
     if b >= a.total() {
         return Some(Offer::default());
     }
-    let mut admitted = shaped(&a, b);
+    let mut admitted = moving(&a, b, profile);
     admitted.retain(|v| {
         !dead.contains(v) && with_voicing(&mut a, v, |a| !rules::breaks_hard(a, b, profile))
     });
@@ -190,21 +258,28 @@ pub(crate) fn offer(
         })
         .collect();
     // Steps 2 and 3: proofs for the rest — that the next beat can be written,
-    // without a budget; then that the phrase's horizon can be reached, within the
-    // offer's budget (the memo shared by every voicing of the offer).
-    let goal = super::horizon(&task.cadences, b);
+    // without a budget; then, a beat deeper at a time to the phrase's horizon,
+    // that the goal can be reached, within the offer's budget.
     let mut next = Prover::new(profile, &task.cadences, b + 1, usize::MAX);
-    let mut far = Prover::new(profile, &task.cadences, goal, PROOF_JUDGEMENTS);
-    for prover in [&mut next, &mut far] {
-        for (v, verdict) in admitted.iter().zip(verdicts.iter_mut()) {
-            if verdict.is_some() || !push_voicing(&mut a, v) {
-                continue;
-            }
-            if prover.reaches(&mut a) == Some(false) {
-                *verdict = Some(false);
-            }
-            pop_voicing(&mut a);
+    prove(&mut a, &admitted, &mut verdicts, &mut next, usize::MAX);
+    let horizon = super::horizon(&task.cadences, b);
+    if b + 2 <= horizon {
+        let mut two = Prover::new(profile, &task.cadences, b + 2, 0);
+        prove(
+            &mut a,
+            &admitted,
+            &mut verdicts,
+            &mut two,
+            TWO_BEAT_JUDGEMENTS,
+        );
+    }
+    let mut budget = FAR_JUDGEMENTS;
+    for goal in b + 3..=horizon {
+        if budget == 0 || verdicts.iter().all(Option::is_some) {
+            break;
         }
+        let mut deeper = Prover::new(profile, &task.cadences, goal, 0);
+        budget = prove(&mut a, &admitted, &mut verdicts, &mut deeper, budget);
     }
     let mut open: Vec<Voicing> = admitted
         .iter()
@@ -219,6 +294,37 @@ pub(crate) fn offer(
         open.retain(|v| Some(*v) != refused);
     }
     Some(Offer::from_voicings(&open))
+}
+
+/// Runs `prover` on each of `voicings` (pushed after `a`) whose verdict is still
+/// open, recording the dead ends it proves; each has an equal share of what is
+/// left of `budget` (so one deep search does not starve the rest), and the
+/// prover's memo is shared by all. Returns what is left of the budget.
+fn prove(
+    a: &mut Analysis,
+    voicings: &[Voicing],
+    verdicts: &mut [Option<bool>],
+    prover: &mut Prover<'_>,
+    mut budget: usize,
+) -> usize {
+    let mut open = verdicts.iter().filter(|v| v.is_none()).count();
+    for (v, verdict) in voicings.iter().zip(verdicts.iter_mut()) {
+        if verdict.is_some() {
+            continue;
+        }
+        let share = budget / open.max(1);
+        open = open.saturating_sub(1);
+        if !push_voicing(a, v) {
+            continue;
+        }
+        prover.budget = share;
+        if prover.reaches(a) == Some(false) {
+            *verdict = Some(false);
+        }
+        budget -= share - prover.budget;
+        pop_voicing(a);
+    }
+    budget
 }
 
 /// The GBNF grammar of an answer naming an offered alto, tenor and bass.

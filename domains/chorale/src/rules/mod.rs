@@ -23,6 +23,7 @@ mod harmony;
 pub use cadence::CadenceKind;
 pub(crate) use cadence::LOOK_BACK as CADENCE_LOOK_BACK;
 mod motion;
+pub(crate) use motion::{Tones, leap_breaks, pair_breaks};
 mod resolution;
 mod vertical;
 

@@ -3,10 +3,20 @@
 //!
 //! A motion is judged where it arrives: every slice of the judged beat against the
 //! slice before it (the first against the last of the beat before).
+//!
+//! Each rule's test of one pair of parts (or, for melodic intervals, of one part)
+//! across one motion is a function of the tones alone, written once and called by
+//! the rule and by [`pair_breaks`] / [`leap_breaks`]: with them the model's grammar
+//! rules out a voicing that breaks a motion rule part by part, before pushing it as
+//! a beat and judging it whole (what makes its proofs of dead ends affordable).
 
-use super::Flag;
+use super::{Flag, Profile};
 use crate::analysis::{At, Slice};
 use crate::pitch::{Interval, Part, Tone};
+use cantus_framework::{RuleId, Severity};
+
+/// What the four parts sound in one slice (soprano first).
+pub(crate) type Tones = [Option<Tone>; 4];
 
 /// Every (before, after) pair of slices arriving in the judged beat.
 fn motions<'a>(at: &At<'a>) -> Vec<(&'a Slice, &'a Slice)> {
@@ -16,8 +26,8 @@ fn motions<'a>(at: &At<'a>) -> Vec<(&'a Slice, &'a Slice)> {
 }
 
 /// How a part moved: its tones before and after, when it sounds in both and moved.
-fn moved(before: &Slice, after: &Slice, p: Part) -> Option<(Tone, Tone)> {
-    let (a, b) = (before.tone(p)?, after.tone(p)?);
+fn moved(before: &Tones, after: &Tones, p: Part) -> Option<(Tone, Tone)> {
+    let (a, b) = (before[p.index()]?, after[p.index()]?);
     (a.midi != b.midi).then_some((a, b))
 }
 
@@ -66,29 +76,41 @@ impl Perfect {
     }
 }
 
+/// Parts `u` and `l` moving from a perfect interval to one of class `want` by
+/// similar or contrary motion: their tones before and after, and the interval
+/// they reach.
+type Consecutive = (Tone, Tone, Tone, Tone, Perfect);
+
+/// Whether `u` and `l` move from `before` to `after` from a perfect interval in
+/// `want` to another, by contrary motion if `contrary` (else similar).
+fn consecutive_between(
+    before: &Tones,
+    after: &Tones,
+    (u, l): (Part, Part),
+    want: &[Perfect],
+    contrary: bool,
+) -> Option<Consecutive> {
+    let ((u0, u1), (l0, l1)) = (moved(before, after, u)?, moved(before, after, l)?);
+    let (k0, k1) = (Perfect::of(span(u0, l0))?, Perfect::of(span(u1, l1))?);
+    let similar = (u1.midi > u0.midi) == (l1.midi > l0.midi);
+    (similar != contrary
+        && want.contains(&k0)
+        && want.contains(&k1)
+        && !same_classes(u0, u1, l0, l1))
+    .then_some((u0, u1, l0, l1, k1))
+}
+
 /// Every pair of parts moving from a perfect interval to one of class `want`
 /// (octaves and unisons together when `octave_class`), by similar or contrary
 /// motion.
 fn consecutive(at: &At<'_>, want: &[Perfect], contrary: bool, what: &str, out: &mut Vec<Flag>) {
     for (before, after) in motions(at) {
         for (u, l) in pairs() {
-            let (Some((u0, u1)), Some((l0, l1))) =
-                (moved(before, after, u), moved(before, after, l))
+            let Some((u0, u1, l0, l1, k1)) =
+                consecutive_between(&before.tones, &after.tones, (u, l), want, contrary)
             else {
                 continue;
             };
-            let (Some(k0), Some(k1)) = (Perfect::of(span(u0, l0)), Perfect::of(span(u1, l1)))
-            else {
-                continue;
-            };
-            let similar = (u1.midi > u0.midi) == (l1.midi > l0.midi);
-            if similar == contrary
-                || !want.contains(&k0)
-                || !want.contains(&k1)
-                || same_classes(u0, u1, l0, l1)
-            {
-                continue;
-            }
             let kind = if want.len() == 1 { k1.plural() } else { what };
             let mut location = at.location(after.start, vec![u, l]);
             location.from = Some(before.start);
@@ -108,23 +130,25 @@ pub(super) fn parallel_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
     consecutive(at, &[Perfect::Fifth], false, "fifths", out);
 }
 
+/// Whether `u` and `l` move from `before` to `after` in parallel octaves (an
+/// octave to a compound octave and back included): their tones before and after.
+fn octaves_between(
+    before: &Tones,
+    after: &Tones,
+    (u, l): (Part, Part),
+) -> Option<(Tone, Tone, Tone, Tone)> {
+    let ((u0, u1), (l0, l1)) = (moved(before, after, u)?, moved(before, after, l)?);
+    let (a, b) = (span(u0, l0), span(u1, l1));
+    let similar = (u1.midi > u0.midi) == (l1.midi > l0.midi);
+    (similar && a % 12 == 0 && b % 12 == 0 && (a, b) != (0, 0) && !same_classes(u0, u1, l0, l1))
+        .then_some((u0, u1, l0, l1))
+}
+
 /// `CH-parallel-octaves` (an octave to a compound octave and back included).
 pub(super) fn parallel_octaves(at: &At<'_>, out: &mut Vec<Flag>) {
     for (before, after) in motions(at) {
         for (u, l) in pairs() {
-            let (Some((u0, u1)), Some((l0, l1))) =
-                (moved(before, after, u), moved(before, after, l))
-            else {
-                continue;
-            };
-            let (a, b) = (span(u0, l0), span(u1, l1));
-            let similar = (u1.midi > u0.midi) == (l1.midi > l0.midi);
-            if similar
-                && a % 12 == 0
-                && b % 12 == 0
-                && (a, b) != (0, 0)
-                && !same_classes(u0, u1, l0, l1)
-            {
+            if let Some((u0, u1, l0, l1)) = octaves_between(&before.tones, &after.tones, (u, l)) {
                 let mut location = at.location(after.start, vec![u, l]);
                 location.from = Some(before.start);
                 out.push(Flag {
@@ -157,20 +181,23 @@ pub(super) fn contrary_octaves(at: &At<'_>, out: &mut Vec<Flag>) {
     );
 }
 
+/// Whether soprano and bass move in one direction from `before` to `after` into a
+/// perfect interval of `class` semitones (mod 12) from another interval, the
+/// soprano leaping: their tones before and after.
+fn hidden_between(before: &Tones, after: &Tones, class: i32) -> Option<(Tone, Tone, Tone)> {
+    let (s0, s1) = moved(before, after, Part::Soprano)?;
+    let (b0, b1) = moved(before, after, Part::Bass)?;
+    let similar = (s1.midi > s0.midi) == (b1.midi > b0.midi);
+    let (a, b) = (span(s0, b0), span(s1, b1));
+    let leap = span(s0, s1) > 2;
+    (similar && leap && b % 12 == class && a % 12 != class).then_some((s0, s1, b1))
+}
+
 /// Soprano and bass moving in one direction into a perfect interval of `class`
 /// semitones (mod 12) from another interval, the soprano leaping.
 fn hidden(at: &At<'_>, class: i32, what: &str, out: &mut Vec<Flag>) {
     for (before, after) in motions(at) {
-        let (Some((s0, s1)), Some((b0, b1))) = (
-            moved(before, after, Part::Soprano),
-            moved(before, after, Part::Bass),
-        ) else {
-            continue;
-        };
-        let similar = (s1.midi > s0.midi) == (b1.midi > b0.midi);
-        let (a, b) = (span(s0, b0), span(s1, b1));
-        let leap = span(s0, s1) > 2;
-        if similar && leap && b % 12 == class && a % 12 != class {
+        if let Some((s0, s1, b1)) = hidden_between(&before.tones, &after.tones, class) {
             let mut location = at.location(after.start, vec![Part::Soprano, Part::Bass]);
             location.from = Some(before.start);
             out.push(Flag {
@@ -197,9 +224,10 @@ pub(super) fn hidden_octaves(at: &At<'_>, out: &mut Vec<Flag>) {
 pub(super) fn unequal_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
     for (before, after) in motions(at) {
         for u in [Part::Soprano, Part::Alto, Part::Tenor] {
-            let (Some((u0, u1)), Some((l0, l1))) =
-                (moved(before, after, u), moved(before, after, Part::Bass))
-            else {
+            let (Some((u0, u1)), Some((l0, l1))) = (
+                moved(&before.tones, &after.tones, u),
+                moved(&before.tones, &after.tones, Part::Bass),
+            ) else {
                 continue;
             };
             let d5 = Interval::between(l0, u0);
@@ -223,39 +251,54 @@ pub(super) fn unequal_fifths(at: &At<'_>, out: &mut Vec<Flag>) {
     }
 }
 
+/// Why `u` (the upper) and `l` (the lower of two neighbouring parts) overlap
+/// moving from `before` to `after`: one moves past where the other just was, both
+/// moving (leaving a unison exempt).
+fn overlap_between(before: &Tones, after: &Tones, (u, l): (Part, Part)) -> Option<String> {
+    let ((u0, u1), (l0, l1)) = (moved(before, after, u)?, moved(before, after, l)?);
+    if u0.midi == l0.midi {
+        // Leaving a unison is no overlap.
+        None
+    } else if u1.midi < l0.midi {
+        Some(format!("{u} moves to {u1}, below the {l}'s {l0} before it"))
+    } else if l1.midi > u0.midi {
+        Some(format!("{l} moves to {l1}, above the {u}'s {u0} before it"))
+    } else {
+        None
+    }
+}
+
+/// Whether `u` and `l` are neighbours, upper first.
+fn neighbours(u: Part, l: Part) -> bool {
+    u.index() + 1 == l.index()
+}
+
 /// `CH-overlap`: a part moves past where its neighbour just was, both moving
 /// (leaving a unison exempt).
 pub(super) fn overlap(at: &At<'_>, out: &mut Vec<Flag>) {
-    let adjacent = [
-        (Part::Soprano, Part::Alto),
-        (Part::Alto, Part::Tenor),
-        (Part::Tenor, Part::Bass),
-    ];
     for (before, after) in motions(at) {
-        for (u, l) in adjacent {
-            let (Some((u0, u1)), Some((l0, l1))) =
-                (moved(before, after, u), moved(before, after, l))
-            else {
-                continue;
-            };
-            if u0.midi == l0.midi {
-                // Leaving a unison is no overlap.
-                continue;
+        for (u, l) in pairs().filter(|&(u, l)| neighbours(u, l)) {
+            if let Some(why) = overlap_between(&before.tones, &after.tones, (u, l)) {
+                let mut location = at.location(after.start, vec![u, l]);
+                location.from = Some(before.start);
+                out.push(Flag {
+                    location,
+                    reason: why,
+                });
             }
-            let why = if u1.midi < l0.midi {
-                format!("{u} moves to {u1}, below the {l}'s {l0} before it")
-            } else if l1.midi > u0.midi {
-                format!("{l} moves to {l1}, above the {u}'s {u0} before it")
-            } else {
-                continue;
-            };
-            let mut location = at.location(after.start, vec![u, l]);
-            location.from = Some(before.start);
-            out.push(Flag {
-                location,
-                reason: why,
-            });
         }
+    }
+}
+
+/// Why a lower part moving from `prev` to `now` breaks `CH-melodic-interval`.
+fn leap_fault(prev: Tone, now: Tone) -> Option<String> {
+    let iv = Interval::between(prev, now);
+    if iv.semitones.abs() > 12 {
+        Some(format!("leaps {} semitones", iv.semitones.abs()))
+    } else if iv.is_augmented() && iv.generic.rem_euclid(7) != 0 {
+        Some(format!("moves by an augmented interval ({})", iv.name()))
+    } else {
+        None
     }
 }
 
@@ -273,12 +316,7 @@ pub(super) fn melodic_interval(at: &At<'_>, out: &mut Vec<Flag>) {
             if prev.end() != now.onset {
                 continue;
             }
-            let iv = Interval::between(prev.tone, now.tone);
-            let why = if iv.semitones.abs() > 12 {
-                format!("leaps {} semitones", iv.semitones.abs())
-            } else if iv.is_augmented() && iv.generic.rem_euclid(7) != 0 {
-                format!("moves by an augmented interval ({})", iv.name())
-            } else {
+            let Some(why) = leap_fault(prev.tone, now.tone) else {
                 continue;
             };
             let mut location = at.location(now.onset, vec![p]);
@@ -289,4 +327,61 @@ pub(super) fn melodic_interval(at: &At<'_>, out: &mut Vec<Flag>) {
             });
         }
     }
+}
+
+/// One motion rule's test of a pair of parts across one motion.
+type PairTest = fn(&Tones, &Tones, (Part, Part)) -> bool;
+
+/// The motion rules a pair of parts can break on its own, each with its test
+/// (the same function the rule runs).
+const PAIR_TESTS: [(RuleId, PairTest); 8] = [
+    (super::CH_PARALLEL_FIFTHS, |b, a, p| {
+        consecutive_between(b, a, p, &[Perfect::Fifth], false).is_some()
+    }),
+    (super::CH_PARALLEL_OCTAVES, |b, a, p| {
+        octaves_between(b, a, p).is_some()
+    }),
+    (super::CH_PARALLEL_UNISONS, |b, a, p| {
+        consecutive_between(b, a, p, &[Perfect::Unison], false).is_some()
+    }),
+    (super::CH_CONTRARY_FIFTHS, |b, a, p| {
+        consecutive_between(b, a, p, &[Perfect::Fifth], true).is_some()
+    }),
+    (super::CH_CONTRARY_OCTAVES, |b, a, p| {
+        consecutive_between(b, a, p, &[Perfect::Octave, Perfect::Unison], true).is_some()
+    }),
+    (super::CH_HIDDEN_FIFTHS, |b, a, p| {
+        p == (Part::Soprano, Part::Bass) && hidden_between(b, a, 7).is_some()
+    }),
+    (super::CH_HIDDEN_OCTAVES, |b, a, p| {
+        p == (Part::Soprano, Part::Bass) && hidden_between(b, a, 0).is_some()
+    }),
+    (super::CH_OVERLAP, |b, a, (u, l)| {
+        neighbours(u, l) && overlap_between(b, a, (u, l)).is_some()
+    }),
+];
+
+/// Whether parts `u` and `l` (upper first), moving from `before` to `after`,
+/// break a motion rule that is hard under `profile` — whatever the other parts
+/// do: a beat whose first slice is `after`, the slice before it `before`, breaks
+/// that rule.
+pub(crate) fn pair_breaks(
+    profile: Profile,
+    before: &Tones,
+    after: &Tones,
+    u: Part,
+    l: Part,
+) -> bool {
+    PAIR_TESTS.iter().any(|(id, test)| {
+        super::rule_by_id(*id).is_some_and(|r| profile.severity(r) == Severity::Hard)
+            && test(before, after, (u, l))
+    })
+}
+
+/// Whether a lower part moving from `prev` to `now` (the note after it, begun as
+/// it ends) breaks `CH-melodic-interval` where it is hard under `profile`.
+pub(crate) fn leap_breaks(profile: Profile, prev: Tone, now: Tone) -> bool {
+    super::rule_by_id(super::CH_MELODIC_INTERVAL)
+        .is_some_and(|r| profile.severity(r) == Severity::Hard)
+        && leap_fault(prev, now).is_some()
 }

@@ -1,41 +1,67 @@
 //! Proofs of dead ends: an exhaustive search, memoised, for a way from what is
 //! written to a goal beat that breaks no hard rule.
 //!
-//! Exhaustive means every voicing of the textbook's shape ([`shaped`]) at every
-//! beat, so a search that ends without a way is a proof — within the budget of
+//! Exhaustive means every voicing of the textbook's shape at every beat (those a
+//! motion rule rules out part by part, [`moving`], never pushed), so a search
+//! that ends without a way is a proof — within the budget of
 //! judgements it is given; one cut short proves nothing. What makes it affordable
 //! is the memo: two prefixes whose futures the rules judge alike are searched once.
 //! The rules read only so far back (audited rule by rule, issue 27), so the state a
-//! prefix leaves is its beat and, for the beats it could still be judged by, their
-//! voicings and chord labels:
+//! prefix leaves is its next beat and, of the beats before it, only what a hard
+//! rule judging that beat or a later one can still read:
 //!
-//! - the last two beats (non-chord tones are judged against the note before them,
-//!   a chordal seventh against where it came from; motion, chord and resolution
-//!   rules read one beat back);
-//! - every beat under the soprano note held into the next beat (that note is
-//!   judged against each chord under it);
-//! - every beat the next cadence looks back over ([`CADENCE_LOOK_BACK`] beats
-//!   before its last beat: the chord before the cadence's last is searched there).
+//! - of the last beat, its lower parts and its chords (motion, chord, resolution
+//!   and non-chord-tone rules read one beat back; its chord is the one a leading
+//!   tone or seventh resolves from, and the next beat's label depends on it);
+//! - of the beat before that, only the tones of the parts whose note in the last
+//!   beat is outside its chord or is its seventh: a non-chord tone is judged by how
+//!   it was reached, a seventh by where it came from (`CH-non-chord-tone`,
+//!   `CH-seventh`); nothing else reads two beats back;
+//! - of every beat under a soprano note judged at the next beat or later — the
+//!   one held into it, and the one ending where it begins — its chords (a note is
+//!   judged against each chord under it, where the note after it begins);
+//! - of every beat the next cadence looks back over ([`CADENCE_LOOK_BACK`] beats
+//!   before its last beat), its chords and the pitch classes of its lower parts
+//!   (the chord before the cadence's last is searched there, and whether it sounds
+//!   its root and third).
 //!
 //! Chord labels are part of the state, not derived from the voicings: a beat's
 //! label depends on the label before it (a repeated harmony is preferred), so two
 //! prefixes with equal voicings may be labelled apart. This holds for prefixes
 //! written a beat at a time by [`push_voicing`] (one note a lower part a beat, on
-//! the beat), the only way the grammar writes.
+//! the beat), the only way the grammar writes. Two prefixes that differ only in
+//! what no rule reads any more — the lower parts two beats back that were chord
+//! tones, say — share a state, and the second is not searched again: this is what
+//! lets a proof reach two or three beats on within its budget.
 //!
 //! [`CADENCE_LOOK_BACK`]: crate::rules::CADENCE_LOOK_BACK
 
-use super::{shaped, written};
+use super::{moving, written};
 use crate::analysis::Analysis;
 use crate::domain::{Voicing, pop_voicing, push_voicing};
-use crate::harmony::Chord;
-use crate::pitch::Part;
+use crate::harmony::{Chord, Role};
+use crate::pitch::{Part, Tone};
 use crate::rules::{self, CADENCE_LOOK_BACK, Profile};
+use cantus_music::Time;
 use std::collections::HashSet;
 
-/// What of a prefix the rules can still read: its next beat and the voicings and
-/// chords of the beats they may look back to.
-type State = (usize, Vec<(Option<Voicing>, Option<Chord>)>);
+/// A beat's chord and closing chord (see [`crate::analysis::Beat`]).
+type Chords = (Option<Chord>, Option<(Time, Chord)>);
+
+/// What the rules can still read of one beat of a prefix (see the module).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Trace {
+    /// The alto's, tenor's and bass's tones, where a rule still reads them.
+    tones: [Option<Tone>; 3],
+    /// The beat's chord and closing chord, where a rule still reads them.
+    chords: Option<Chords>,
+    /// The pitch classes of its lower parts (bits), where a cadence may read them.
+    classes: Option<u16>,
+}
+
+/// What of a prefix the rules can still read: its next beat and a trace of each
+/// beat from the first they may look back to.
+pub(super) type State = (usize, Vec<Trace>);
 
 /// An exhaustive search for a way from a prefix to beat `goal` (written and
 /// judged), with what it learnt kept for the next prefix of the same offer.
@@ -78,7 +104,7 @@ impl<'c> Prover<'c> {
         if self.live.contains(&state) {
             return Some(true);
         }
-        for v in nearest_first(a, b) {
+        for v in nearest_first(a, b, self.profile) {
             self.budget = self.budget.checked_sub(1)?;
             if !push_voicing(a, &v) {
                 continue;
@@ -103,19 +129,20 @@ impl<'c> Prover<'c> {
     }
 
     /// The state `a` leaves for the rules still to judge (see the module).
-    fn state(&self, a: &Analysis) -> State {
+    pub(super) fn state(&self, a: &Analysis) -> State {
         let b = a.beats.len();
-        let mut from = b.saturating_sub(2);
         let c = &a.chorale;
         let start = c.beat_start(a.number_of(b));
-        if let Some(n) = c.note_at(Part::Soprano, start) {
-            let onset = c.parts[0][n].onset;
-            if onset < start
-                && let Some(j) = a.beat_index(onset)
-            {
-                from = from.min(j);
-            }
-        }
+        // The first beat under a soprano note begun before beat `b` and judged
+        // there or later: the one held into it, and the one ending where it
+        // begins (a non-chord tone is judged where the note after it begins).
+        let soprano = &c.parts[Part::Soprano.index()];
+        let held = soprano[soprano.partition_point(|n| n.end() < start)..]
+            .iter()
+            .take_while(|n| n.onset < start)
+            .filter_map(|n| a.beat_index(n.onset))
+            .min()
+            .unwrap_or(b);
         let last = a.total().saturating_sub(1);
         let cadence = self
             .cadences
@@ -124,18 +151,59 @@ impl<'c> Prover<'c> {
             .find(|&t| t >= b)
             .unwrap_or(last)
             .min(last);
-        from = from.min(cadence.saturating_sub(CADENCE_LOOK_BACK));
-        let beats = (from..b)
-            .map(|j| (written(a, j), a.beats.get(j).and_then(|x| x.chord)))
+        let looked_back = cadence.saturating_sub(CADENCE_LOOK_BACK);
+        // Of the beat before the last, the parts whose note in the last beat is
+        // outside its chord or its seventh.
+        let reached = b.checked_sub(1).and_then(|j| {
+            let beat = a.beats.get(j)?;
+            let v = written(a, j)?;
+            let seventh = beat.last_chord().and_then(|ch| ch.pc_of(Role::Seventh));
+            Some(v.tones().map(|(_, t)| {
+                beat.chord.is_some_and(|ch| !ch.contains(t.pc())) || seventh == Some(t.pc())
+            }))
+        });
+        let from = b.saturating_sub(2).min(held).min(looked_back);
+        let traces = (from..b)
+            .map(|j| {
+                let beat = a.beats.get(j);
+                let v = written(a, j);
+                let lower = v.map(|v| v.tones().map(|(_, t)| t));
+                let tones: [Option<Tone>; 3] = if j + 1 == b {
+                    lower.map_or([None; 3], |l| l.map(Some))
+                } else if j + 2 == b {
+                    match (lower, reached) {
+                        (Some(l), Some(r)) => std::array::from_fn(|k| r[k].then_some(l[k])),
+                        _ => [None; 3],
+                    }
+                } else {
+                    [None; 3]
+                };
+                let chords = (j + 1 == b || j >= held || j >= looked_back)
+                    .then(|| beat.map(|x| (x.chord, x.closing)))
+                    .flatten();
+                let classes = (j >= looked_back)
+                    .then(|| lower.map(|l| l.iter().fold(0u16, |m, t| m | 1 << t.pc())))
+                    .flatten();
+                Trace {
+                    tones,
+                    chords,
+                    classes,
+                }
+            })
             .collect();
-        (b, beats)
+        (b, traces)
     }
 }
 
-/// Every voicing of the shape at beat `b`, the nearest to the last beat's first (a
-/// clean one is usually near; only a dead end costs them all).
-pub(crate) fn nearest_first(a: &Analysis, b: usize) -> Vec<Voicing> {
-    let mut next = shaped(a, b);
+/// Every voicing of the shape at beat `b` no motion rule rules out part by part
+/// ([`moving`]), the nearest to the last beat's first (a clean one is usually
+/// near; only a dead end costs them all).
+pub(crate) fn nearest_first(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
+    by_distance(a, b, moving(a, b, profile))
+}
+
+/// `voicings` of beat `b`, the nearest to the last beat's first.
+pub(crate) fn by_distance(a: &Analysis, b: usize, mut voicings: Vec<Voicing>) -> Vec<Voicing> {
     if let Some(last) = b.checked_sub(1).and_then(|p| written(a, p)) {
         let away = |v: &Voicing| {
             v.tones()
@@ -144,7 +212,7 @@ pub(crate) fn nearest_first(a: &Analysis, b: usize) -> Vec<Voicing> {
                 .map(|((_, x), (_, y))| u32::from(x.midi.abs_diff(y.midi)))
                 .sum::<u32>()
         };
-        next.sort_by_key(away);
+        voicings.sort_by_key(away);
     }
-    next
+    voicings
 }
