@@ -153,3 +153,48 @@ fn the_lenient_profile_relaxes_only_what_it_says() {
     assert!(judge("ch-hidden-fifths").passed);
     assert!(!judge("ch-parallel-fifths").passed);
 }
+
+/// A melody note is judged at the first chord it is outside: the soprano is given,
+/// so the note after it is known there, and a voicing that makes it a non-chord
+/// tone it cannot be breaks the rule in its own beat (online as in the gate), not
+/// a beat later where the next melody note begins.
+#[test]
+fn a_melody_note_is_judged_at_the_first_chord_it_is_outside() {
+    let path = fixture("ch-non-chord-tone-melody");
+    let loaded = read_path(&path, false).expect("fixture reads strictly");
+    let options = ReadOptions {
+        phrase_ends: Some(vec!["1:4".parse().expect("a phrase mark")]),
+        ..ReadOptions::default()
+    };
+    let reading = cantus_chorale::read_chorale(&loaded.score, &options).expect("a chorale");
+    let a = cantus_chorale::Analysis::new(reading.chorale);
+    let at = |b: usize| -> Vec<String> {
+        cantus_chorale::rules::judge_beat(&a, b)
+            .iter()
+            .filter(|f| f.predicate.as_str() == "CH-non-chord-tone")
+            .map(|f| f.reason.clone())
+            .collect()
+    };
+    assert_eq!(
+        a.beats[1].chord.map(|c| c.root),
+        Some(2),
+        "beat 2 is D major"
+    );
+    let found = at(1);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("soprano G4"), "{found:?}");
+    assert!(
+        at(2).is_empty() && at(3).is_empty(),
+        "{:?} {:?}",
+        at(2),
+        at(3)
+    );
+    // The gate reports it once, at the tone.
+    check(
+        "ch-non-chord-tone-melody",
+        Severity::Hard,
+        "CH-non-chord-tone",
+        "1:2",
+        &[],
+    );
+}

@@ -174,15 +174,22 @@ fn on_a_beat(at: &At<'_>, note: &Note) -> bool {
     (note.onset / c.beat).is_integer()
 }
 
-/// `CH-non-chord-tone`: a tone outside its chord, judged in the beat where it ends
-/// — where the note after it in its part begins, or a rest does — (or at the end
-/// of the piece), located at the tone. A tone left into a rest is judged when the
-/// rest begins, not when the part next sings: so a search that looks one beat past
-/// a cadence sees a cadence note left unresolved, whatever rests follow it.
+/// `CH-non-chord-tone`: a tone outside its chord, located at the tone. A tone of
+/// the alto, tenor or bass is judged in the beat where it ends — where the note
+/// after it in its part begins, or a rest does — (or at the end of the piece). A
+/// tone left into a rest is judged when the rest begins, not when the part next
+/// sings: so a search that looks one beat past a cadence sees a cadence note left
+/// unresolved, whatever rests follow it.
+///
+/// A tone of the soprano is judged in the first beat whose chord it is outside:
+/// the soprano is the given melody, known whole from the start (online as in the
+/// gate), and how a non-chord tone is treated depends only on the notes around it
+/// and the first chord it is outside. So a voicing that makes a melody note a
+/// non-chord tone it cannot be (a note left by leap, on the beat) breaks the rule
+/// in its own beat, not a beat later whatever follows.
 pub(super) fn non_chord_tone(at: &At<'_>, out: &mut Vec<Flag>) {
-    let key = at.chorale().key;
     let (start, horizon) = (at.beat().start, at.horizon());
-    for p in Part::ALL {
+    for p in Part::LOWER {
         let notes = &at.chorale().parts[p.index()];
         // The notes ending in this beat, with the note beginning where each ends;
         // at the end of the piece, the notes still sounding.
@@ -198,29 +205,58 @@ pub(super) fn non_chord_tone(at: &At<'_>, out: &mut Vec<Flag>) {
             }
         }
         for (n, next) in judged {
-            let Some(note) = at.note(p, n) else { continue };
-            let Some(&(i, chord, _)) = clashes(at, note).first() else {
-                continue;
-            };
-            if let Some(why) = mistreated(at, p, n, note, next) {
-                let mut location = at.location(note.onset, vec![p]);
-                if let Some(beat) = at.beat_at(i)
-                    && beat.start > note.onset
-                {
-                    location = at.location(beat.start, vec![p]);
-                    location.from = Some(note.onset);
-                }
-                out.push(Flag {
-                    location,
-                    reason: format!(
-                        "{p} {}, outside {} ({}), {why}",
-                        note.tone,
-                        chord,
-                        chord.roman(key)
-                    ),
-                });
-            }
+            judge_tone(at, p, n, next, None, out);
         }
+    }
+    // The melody's notes sounding in this beat, each judged here if this is the
+    // first beat whose chord it is outside (the note after it is the melody's).
+    let melody = &at.chorale().parts[Part::Soprano.index()];
+    let from = melody.partition_point(|note| note.end() <= start);
+    for (n, note) in melody.iter().enumerate().skip(from) {
+        if note.onset >= horizon {
+            break;
+        }
+        let next = melody.get(n + 1).filter(|m| m.onset == note.end());
+        judge_tone(at, Part::Soprano, n, next, Some(at.b), out);
+    }
+}
+
+/// Flags note `n` of `part` if it is a non-chord tone badly treated, given the
+/// note after it; with `first_clash_at`, only if the first chord it is outside is
+/// that beat's.
+fn judge_tone(
+    at: &At<'_>,
+    p: Part,
+    n: usize,
+    next: Option<&Note>,
+    first_clash_at: Option<usize>,
+    out: &mut Vec<Flag>,
+) {
+    let key = at.chorale().key;
+    let Some(note) = at.note(p, n) else { return };
+    let Some(&(i, chord, _)) = clashes(at, note).first() else {
+        return;
+    };
+    if first_clash_at.is_some_and(|b| b != i) {
+        return;
+    }
+    if let Some(why) = mistreated(at, p, n, note, next) {
+        let mut location = at.location(note.onset, vec![p]);
+        if let Some(beat) = at.beat_at(i)
+            && beat.start > note.onset
+        {
+            location = at.location(beat.start, vec![p]);
+            location.from = Some(note.onset);
+        }
+        out.push(Flag {
+            location,
+            reason: format!(
+                "{p} {}, outside {} ({}), {why}",
+                note.tone,
+                chord,
+                chord.roman(key)
+            ),
+        });
     }
 }
 

@@ -3,11 +3,14 @@
 //!
 //! Every check but the shape rules is a *moment* rule over one beat: it judges beat
 //! `b` through an [`At`] view that shows the chorale up to the end of `b` and
-//! nothing later. The online verifier judges the beat a candidate voicing fills;
-//! the gate judges every beat of the finished chorale: the same code, so the two
-//! cannot disagree. A rule whose evidence arrives later (a non-chord tone is only
-//! resolved by the note after it, a cadence only ends at its last chord) is judged
-//! at the beat where the evidence arrives and located where the fault is.
+//! nothing later — but the soprano, which is the given melody, known whole from
+//! the start online as in the gate. The online verifier judges the beat a
+//! candidate voicing fills; the gate judges every beat of the finished chorale: the
+//! same code, so the two cannot disagree. A rule whose evidence arrives later (a
+//! non-chord tone of a lower part is only resolved by the note after it, a cadence
+//! only ends at its last chord) is judged at the beat where the evidence arrives
+//! and located where the fault is; a melody note's treatment is judged at the first
+//! chord it is outside, since the notes around it are known.
 //!
 //! Severity is data ([`Profile`]). **Strict** is the harmony class: what the
 //! textbooks (Aldwell & Schachter, Piston, Kostka & Payne) forbid is hard.

@@ -17,9 +17,11 @@
 //!   beat is outside its chord or is its seventh: a non-chord tone is judged by how
 //!   it was reached, a seventh by where it came from (`CH-non-chord-tone`,
 //!   `CH-seventh`); nothing else reads two beats back;
-//! - of every beat under a soprano note judged at the next beat or later — the
-//!   one held into it, and the one ending where it begins — its chords (a note is
-//!   judged against each chord under it, where the note after it begins);
+//! - of every beat under the soprano note held into the next beat (and under the
+//!   one ending where it begins, which no rule reads any more since a melody note
+//!   is judged at the first chord it is outside — kept, as more than enough), its
+//!   chords: whether the held note is outside a chord first at the next beat or
+//!   later depends on every chord under it;
 //! - of every beat the next cadence looks back over ([`CADENCE_LOOK_BACK`] beats
 //!   before its last beat), its chords and the pitch classes of its lower parts
 //!   (the chord before the cadence's last is searched there, and whether it sounds
