@@ -130,6 +130,12 @@ impl Analysis {
         }
     }
 
+    /// The phrase whose last soprano note ends in beat `i` (as [`Beat::phrase_end`]
+    /// will say once the beat is written).
+    pub fn phrase_end_at(&self, i: usize) -> Option<usize> {
+        self.phrase_ends.get(i).copied().flatten()
+    }
+
     /// How many beats the whole piece has.
     pub fn total(&self) -> usize {
         self.total

@@ -44,8 +44,8 @@
 //! the motion rules leave (about a third of some 3,000), [`COMPLETION_NODES`]
 //! search beats per voicing the rules admit, one judgement per voicing of the next
 //! beat for each without a witness (nearest first, stopping at the first that
-//! passes), and the two budgets of the deeper proofs (about ten seconds and one in
-//! a release build, at some 5 µs a judgement; spent only where voicings have no
+//! passes), and the two budgets of the deeper proofs (about twenty seconds and one
+//! in a release build, at some 5 µs a judgement; spent only where voicings have no
 //! witness, mostly in the beats before a cadence).
 //!
 //! [`ProposerError::NoWayOn`]: cantus_framework::ProposerError::NoWayOn
@@ -67,10 +67,11 @@ pub(crate) use proof::Prover;
 pub(crate) const COMPLETION_NODES: usize = 60;
 
 /// The voicings the proofs of one offer two beats on may push and judge together
-/// (about ten seconds in a release build; spent only where many voicings have no
-/// witness, typically just before a cadence, where dead ends two beats deep are
-/// common and cheaper to prove than for the model to walk into).
-pub(crate) const TWO_BEAT_JUDGEMENTS: usize = 2_000_000;
+/// (about twenty seconds in a release build; spent only where voicings have no
+/// witness and are hard to decide, typically in the beats before a cadence, where
+/// dead ends two beats deep are common — proving them is cheaper than the model
+/// walking into them and the loop stepping back, which repeats the offer).
+pub(crate) const TWO_BEAT_JUDGEMENTS: usize = 4_000_000;
 
 /// The voicings the proofs of one offer further on, to the phrase's horizon, may
 /// push and judge together (about a second).
@@ -145,11 +146,13 @@ pub(crate) fn shaped(a: &Analysis, b: usize) -> Vec<Voicing> {
 }
 
 /// The voicings of [`shaped`] whose parts, taken two at a time (and each alone),
-/// break no motion rule hard under `profile` against the beat before — found part
-/// by part, so an alto ruled out takes every tenor and bass under it along. The
-/// rules' own tests ([`rules::pair_breaks`], [`rules::leap_breaks`]) rule them
-/// out, so every voicing of the shape the hard rules admit is among them (a test
-/// holds them to it); only these are pushed and judged whole.
+/// break no motion rule hard under `profile` against the beat before, and whose
+/// bass is the tonic where the last phrase ends (what the final cadence asks,
+/// [`rules::final_bass_fits`]) — found part by part, so an alto ruled out takes
+/// every tenor and bass under it along. The rules' own tests
+/// ([`rules::pair_breaks`], [`rules::leap_breaks`]) rule them out, so every voicing
+/// of the shape the hard rules admit is among them (a test holds them to it); only
+/// these are pushed and judged whole.
 pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
     let c = &a.chorale;
     let start = c.beat_start(a.number_of(b));
@@ -166,8 +169,20 @@ pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
             .map(|n| n.tone)
     };
     let prev = [None, last(Part::Alto), last(Part::Tenor), last(Part::Bass)];
+    // At the last phrase's end, the final cadence asks for the tonic in the bass.
+    let final_cadence = a
+        .phrase_end_at(b)
+        .is_some_and(|k| k + 1 == c.phrase_ends.len())
+        && rules::rule_by_id(rules::CH_FINAL_CADENCE)
+            .is_some_and(|r| profile.severity(r) == cantus_framework::Severity::Hard);
     shaped_where(a, b, |part, after| {
         let k = part.index();
+        if part == Part::Bass
+            && final_cadence
+            && after[k].is_some_and(|t| !rules::final_bass_fits(c.key, t.pc()))
+        {
+            return false;
+        }
         let leaps = match (prev[k], after[k]) {
             (Some(p), Some(t)) => rules::leap_breaks(profile, p, t),
             _ => false,
@@ -296,10 +311,16 @@ pub(crate) fn offer(
     Some(Offer::from_voicings(&open))
 }
 
+/// Rounds in which [`prove`] shares out its budget.
+const ROUNDS: usize = 4;
+
 /// Runs `prover` on each of `voicings` (pushed after `a`) whose verdict is still
-/// open, recording the dead ends it proves; each has an equal share of what is
-/// left of `budget` (so one deep search does not starve the rest), and the
-/// prover's memo is shared by all. Returns what is left of the budget.
+/// open, recording the dead ends it proves. The budget is shared out in rounds:
+/// in each, every voicing not yet settled (proven dead, or a way to the goal
+/// found) has an equal share of a part of what is left — half, then the rest in
+/// the last round — so the easy ones settle early and one deep search does not
+/// starve the rest; the prover's memo, shared by all, keeps what each search
+/// completed for the next. Returns what is left of the budget.
 fn prove(
     a: &mut Analysis,
     voicings: &[Voicing],
@@ -307,22 +328,34 @@ fn prove(
     prover: &mut Prover<'_>,
     mut budget: usize,
 ) -> usize {
-    let mut open = verdicts.iter().filter(|v| v.is_none()).count();
-    for (v, verdict) in voicings.iter().zip(verdicts.iter_mut()) {
-        if verdict.is_some() {
-            continue;
+    let mut open: Vec<usize> = (0..voicings.len())
+        .filter(|&k| verdicts[k].is_none())
+        .collect();
+    for round in 0..ROUNDS {
+        if open.is_empty() || budget == 0 {
+            break;
         }
-        let share = budget / open.max(1);
-        open = open.saturating_sub(1);
-        if !push_voicing(a, v) {
-            continue;
+        let spend = if round + 1 == ROUNDS {
+            budget
+        } else {
+            budget / 2
+        };
+        let share = spend / open.len();
+        let mut unsettled = Vec::new();
+        for k in open {
+            if !push_voicing(a, &voicings[k]) {
+                continue;
+            }
+            prover.budget = share;
+            match prover.reaches(a) {
+                Some(false) => verdicts[k] = Some(false),
+                Some(true) => {}
+                None => unsettled.push(k),
+            }
+            budget -= share - prover.budget;
+            pop_voicing(a);
         }
-        prover.budget = share;
-        if prover.reaches(a) == Some(false) {
-            *verdict = Some(false);
-        }
-        budget -= share - prover.budget;
-        pop_voicing(a);
+        open = unsettled;
     }
     budget
 }

@@ -194,6 +194,14 @@ pub(super) fn complete(at: &At<'_>, out: &mut Vec<Flag>) {
     }
 }
 
+/// What `CH-final-cadence` asks of the bass of the beat where the last phrase ends,
+/// whatever its chords are labelled: a tonic in root position has the tonic in the
+/// bass. So a voicing of that beat with another bass note breaks the rule, and the
+/// grammar rules it out before judging it whole (a test holds the two together).
+pub(crate) fn final_bass_fits(key: Tonality, bass_pc: u8) -> bool {
+    bass_pc == key.tonic_pc()
+}
+
 /// `CH-final-cadence`: the last phrase ends V–I in the key, both in root position.
 /// (Where the soprano ends — a perfect or an imperfect cadence — is the melody's,
 /// which a harmonisation is given.)

@@ -499,6 +499,10 @@ fn the_part_by_part_check_rules_out_nothing_the_rules_admit() {
             );
         }
     };
+    // A whole chorale (the rules' clean base, to its final cadence), its own
+    // lower parts written up to each beat.
+    let (base, whole) = written_fixture("rules/pass.txt");
+    let mut final_beat = 0;
     for profile in Profile::ALL {
         for n in 0..null.beats.len().min(61) {
             let mut a = prefix(&spec, &null, n);
@@ -512,6 +516,34 @@ fn the_part_by_part_check_rules_out_nothing_the_rules_admit() {
                 }
             }
         }
+        for n in 0..whole.beats.len() {
+            let mut a = prefix(&base, &whole, n);
+            check(&mut a, profile);
+            if a.phrase_end_at(n) == Some(whole.chorale.phrase_ends.len() - 1) {
+                final_beat += 1;
+                assert!(moving(&a, n, Profile::Strict).len() < shaped(&a, n).len() / 4);
+            }
+        }
     }
     assert!(kept * 2 < shape, "strict: {kept} of {shape} kept");
+    assert_eq!(
+        final_beat, 2,
+        "the final cadence's beat checked under both profiles"
+    );
+}
+
+/// A four-part fixture: its melody (phrase ends as [`melody`] gives them) and the
+/// whole chorale, lower parts and all.
+fn written_fixture(name: &str) -> (Harmonisation, Analysis) {
+    let spec = melody(name);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let loaded = cantus_music::format::read_path(&path, false).expect("fixture");
+    let options = ReadOptions {
+        phrase_ends: Some(vec!["1:4".parse().expect("mark")]),
+        ..ReadOptions::default()
+    };
+    let reading = read_chorale(&loaded.score, &options).expect("a chorale");
+    (spec, Analysis::new(reading.chorale))
 }
