@@ -42,11 +42,13 @@ fn melody() -> Harmonisation {
 }
 
 /// Answers each beat with the embedded harmonisation's voicing; its very first
-/// answer is prose. Keeps every grammar it is sent.
+/// answer is prose. Keeps every grammar it is sent, and how many voicings each
+/// request says it offers.
 struct Teacher {
     answers: Vec<String>,
     calls: AtomicUsize,
     grammars: Mutex<Vec<String>>,
+    offered: Mutex<Vec<u64>>,
 }
 
 #[async_trait]
@@ -57,6 +59,9 @@ impl ModelBackend for Teacher {
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
         if let Some(Constraint::Gbnf(g)) = &request.constraint {
             self.grammars.lock().expect("lock").push(g.clone());
+        }
+        if let Some(n) = request.context["offered"].as_u64() {
+            self.offered.lock().expect("lock").push(n);
         }
         if self.calls.fetch_add(1, Ordering::SeqCst) == 0 {
             return Ok(ModelReply::text("First I will think about the harmony."));
@@ -84,6 +89,7 @@ fn a_model_backend_gets_the_chorale_released_inside_the_grammar() {
         answers,
         calls: AtomicUsize::new(0),
         grammars: Mutex::new(Vec::new()),
+        offered: Mutex::new(Vec::new()),
     });
     let options = AskOptions {
         constrained: true,
@@ -110,6 +116,15 @@ fn a_model_backend_gets_the_chorale_released_inside_the_grammar() {
             && x.constraint_honoured == Some(true)),
         "every answer inside the grammar: {exchanges:#?}"
     );
+    // Each exchange records the choice its grammar left: log₂ of the voicings
+    // offered at that beat, over its three notes.
+    let offered = teacher.offered.lock().expect("lock");
+    for x in &exchanges {
+        let choice = x.choice.expect("a constrained exchange records its choice");
+        assert_eq!(choice.notes, 3);
+        let answers = choice.bits.exp2().round() as u64;
+        assert!(answers > 1 && offered.contains(&answers), "{choice:?}");
+    }
     let grammars = teacher.grammars.lock().expect("lock");
     assert!(grammars.iter().all(|g| g.starts_with("root ::= a0")));
 }

@@ -96,6 +96,18 @@ impl Offer {
             .sum()
     }
 
+    /// How much choice it leaves the model: log₂ of the voicings it offers, over
+    /// the three notes a beat asks for (alto, tenor, bass) — the figure the
+    /// experiment's "what the model decided" section sets beside the null model's.
+    pub fn choice(&self) -> cantus_framework::Choice {
+        cantus_framework::Choice {
+            notes: 3,
+            bits: (self.len().max(1) as f64).log2(),
+            // The chorale has no plan: every voicing is the proposer's.
+            as_planned: None,
+        }
+    }
+
     /// Whether it offers nothing (then the model is asked without a constraint).
     pub fn is_empty(&self) -> bool {
         self.len() == 0

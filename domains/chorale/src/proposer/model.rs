@@ -252,7 +252,8 @@ impl Proposer<ChoraleDomain> for ModelProposer {
                 let honoured = offered
                     .as_ref()
                     .map(|o| admits(o, reply.text.trim(), reply.truncated()));
-                let exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                let mut exchange = asking.exchange(constraint.as_ref(), &reply, honoured);
+                exchange.choice = offered.as_ref().map(Offer::choice);
                 return Ok(Proposal {
                     events: vec![v],
                     cost: asking.tally.usage,
