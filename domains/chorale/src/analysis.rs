@@ -195,7 +195,7 @@ impl Analysis {
             }
             self.slices.push(s);
         }
-        let phrase_end = self.phrase_ends.get(i).copied().flatten();
+        let phrase_end = self.phrase_end_at(i);
         let prev = self.beats.last().and_then(Beat::last_chord);
         let soundings = self.soundings(first_slice..self.slices.len(), start, end);
         let chord = label(&soundings, prev, c.key);

@@ -129,17 +129,15 @@ fn stacked(chord: Chord, tones: &[Sounding]) -> bool {
 
 /// Everything [`cost`] adds for a chord of `quality` on `root` (its members as
 /// bits of `members`) but the spelling in thirds, from bit masks: the pitch classes
-/// sounding in the beat (`sounding`) and the key's (`key_pcs`). Never more than the
+/// sounding in the beat (`sounding`) and the key's (`key_pcs`), and the bass's
+/// pitch class. Never more than the
 /// cost, so a candidate whose floor is no better than the best so far is passed
 /// over; `INFINITY` where the cost is.
 fn floor(
-    quality: Quality,
-    root: u8,
-    members: u16,
+    (quality, root, members): (Quality, u8, u16),
     tones: &[Sounding],
-    sounding: u16,
+    (sounding, bass, key_pcs): (u16, u8, u16),
     prev: Option<Chord>,
-    key_pcs: u16,
 ) -> f64 {
     let bit = |k: usize| 1u16 << ((root + quality.intervals()[k]) % 12);
     let missing = |k: usize, what: f64| if sounding & bit(k) == 0 { what } else { 0.0 };
@@ -164,14 +162,8 @@ fn floor(
         }
     }
     floor += 0.25 * f64::from((members & !key_pcs).count_ones());
-    let bass = tones
-        .iter()
-        .find(|t| t.bass && t.on_beat)
-        .map(|t| t.tone.pc());
-    let inversion = bass.and_then(|b| {
-        let off = (b + 12 - root) % 12;
-        quality.intervals().iter().position(|&i| i == off)
-    });
+    let off = (bass + 12 - root) % 12;
+    let inversion = quality.intervals().iter().position(|&i| i == off);
     floor += match inversion {
         Some(1) => 0.1,
         Some(2) => 0.4,
@@ -217,7 +209,12 @@ pub(crate) fn label(tones: &[Sounding], prev: Option<Chord>, key: Tonality) -> O
                 continue;
             }
             // What `cost` adds but for the spelling in thirds: a lower bound.
-            let floor = floor(quality, root, members, tones, sounding, prev, key_pcs);
+            let floor = floor(
+                (quality, root, members),
+                tones,
+                (sounding, bass.pc(), key_pcs),
+                prev,
+            );
             if best.is_some_and(|(b, _)| floor >= b - 1e-9) {
                 continue;
             }

@@ -162,7 +162,7 @@ pub(crate) fn shaped(a: &Analysis, b: usize) -> Vec<Voicing> {
 /// bass is the tonic where the last phrase ends (what the final cadence asks,
 /// [`rules::final_bass_fits`]) — found part by part, so an alto ruled out takes
 /// every tenor and bass under it along. The rules' own tests
-/// ([`rules::pair_breaks`], [`rules::leap_breaks`]) rule them out, so every voicing
+/// ([`rules::HardMotion`]) rule them out, so every voicing
 /// of the shape the hard rules admit is among them (a test holds them to it); only
 /// these are pushed and judged whole.
 pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
@@ -187,6 +187,7 @@ pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
         .is_some_and(|k| k + 1 == c.phrase_ends.len())
         && rules::rule_by_id(rules::CH_FINAL_CADENCE)
             .is_some_and(|r| profile.severity(r) == cantus_framework::Severity::Hard);
+    let motion = rules::HardMotion::of(profile);
     shaped_where(a, b, |part, after| {
         let k = part.index();
         if part == Part::Bass
@@ -196,13 +197,13 @@ pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
             return false;
         }
         let leaps = match (prev[k], after[k]) {
-            (Some(p), Some(t)) => rules::leap_breaks(profile, p, t),
+            (Some(p), Some(t)) => motion.leap_breaks(p, t),
             _ => false,
         };
         !leaps
             && Part::ALL[..k]
                 .iter()
-                .all(|&u| !rules::pair_breaks(profile, &before, after, u, part))
+                .all(|&u| !motion.pair_breaks(&before, after, u, part))
     })
 }
 

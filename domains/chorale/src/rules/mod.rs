@@ -27,7 +27,7 @@ pub use cadence::CadenceKind;
 pub(crate) use cadence::LOOK_BACK as CADENCE_LOOK_BACK;
 pub(crate) use cadence::final_bass_fits;
 mod motion;
-pub(crate) use motion::{Tones, leap_breaks, pair_breaks};
+pub(crate) use motion::{HardMotion, Tones};
 mod resolution;
 mod vertical;
 

@@ -6,7 +6,7 @@
 //!
 //! Each rule's test of one pair of parts (or, for melodic intervals, of one part)
 //! across one motion is a function of the tones alone, written once and called by
-//! the rule and by [`pair_breaks`] / [`leap_breaks`]: with them the model's grammar
+//! the rule and by [`HardMotion`]: with them the model's grammar
 //! rules out a voicing that breaks a motion rule part by part, before pushing it as
 //! a beat and judging it whole (what makes its proofs of dead ends affordable).
 
@@ -361,27 +361,39 @@ const PAIR_TESTS: [(RuleId, PairTest); 8] = [
     }),
 ];
 
-/// Whether parts `u` and `l` (upper first), moving from `before` to `after`,
-/// break a motion rule that is hard under `profile` — whatever the other parts
-/// do: a beat whose first slice is `after`, the slice before it `before`, breaks
-/// that rule.
-pub(crate) fn pair_breaks(
-    profile: Profile,
-    before: &Tones,
-    after: &Tones,
-    u: Part,
-    l: Part,
-) -> bool {
-    PAIR_TESTS.iter().any(|(id, test)| {
-        super::rule_by_id(*id).is_some_and(|r| profile.severity(r) == Severity::Hard)
-            && test(before, after, (u, l))
-    })
+/// The motion rules hard under one profile, as tests of the tones: looked up in
+/// the catalogue once, then run on every pair of parts of every candidate.
+pub(crate) struct HardMotion {
+    pairs: Vec<PairTest>,
+    leaps: bool,
 }
 
-/// Whether a lower part moving from `prev` to `now` (the note after it, begun as
-/// it ends) breaks `CH-melodic-interval` where it is hard under `profile`.
-pub(crate) fn leap_breaks(profile: Profile, prev: Tone, now: Tone) -> bool {
-    super::rule_by_id(super::CH_MELODIC_INTERVAL)
-        .is_some_and(|r| profile.severity(r) == Severity::Hard)
-        && leap_fault(prev, now).is_some()
+impl HardMotion {
+    /// The motion rules hard under `profile`.
+    pub(crate) fn of(profile: Profile) -> HardMotion {
+        let hard = |id: RuleId| {
+            super::rule_by_id(id).is_some_and(|r| profile.severity(r) == Severity::Hard)
+        };
+        HardMotion {
+            pairs: PAIR_TESTS
+                .iter()
+                .filter(|(id, _)| hard(*id))
+                .map(|&(_, test)| test)
+                .collect(),
+            leaps: hard(super::CH_MELODIC_INTERVAL),
+        }
+    }
+
+    /// Whether parts `u` and `l` (upper first), moving from `before` to `after`,
+    /// break one of these rules — whatever the other parts do: a beat whose first
+    /// slice is `after`, the slice before it `before`, breaks that rule.
+    pub(crate) fn pair_breaks(&self, before: &Tones, after: &Tones, u: Part, l: Part) -> bool {
+        self.pairs.iter().any(|test| test(before, after, (u, l)))
+    }
+
+    /// Whether a lower part moving from `prev` to `now` (the note after it, begun
+    /// as it ends) breaks `CH-melodic-interval`, if that is one of these rules.
+    pub(crate) fn leap_breaks(&self, prev: Tone, now: Tone) -> bool {
+        self.leaps && leap_fault(prev, now).is_some()
+    }
 }
