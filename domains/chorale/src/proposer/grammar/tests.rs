@@ -49,8 +49,8 @@ pub(crate) fn goes_on(
     Some(false)
 }
 
-/// The melody of a fixture (its phrase ends given as the fixture says).
-pub(crate) fn melody(name: &str) -> Harmonisation {
+/// A fixture read as a chorale, its first phrase ending at bar 1 beat 4.
+fn fixture_chorale(name: &str) -> crate::Chorale {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
@@ -59,8 +59,14 @@ pub(crate) fn melody(name: &str) -> Harmonisation {
         phrase_ends: Some(vec!["1:4".parse().expect("mark")]),
         ..ReadOptions::default()
     };
-    let reading = read_chorale(&loaded.score, &options).expect("a chorale");
-    Harmonisation::of(name, &reading.chorale)
+    read_chorale(&loaded.score, &options)
+        .expect("a chorale")
+        .chorale
+}
+
+/// The melody of a fixture (its phrase ends given as the fixture says).
+pub(crate) fn melody(name: &str) -> Harmonisation {
+    Harmonisation::of(name, &fixture_chorale(name))
 }
 
 fn pick(o: &Offer, how: usize, text: &mut String) -> Voicing {
@@ -535,15 +541,6 @@ fn the_part_by_part_check_rules_out_nothing_the_rules_admit() {
 /// A four-part fixture: its melody (phrase ends as [`melody`] gives them) and the
 /// whole chorale, lower parts and all.
 fn written_fixture(name: &str) -> (Harmonisation, Analysis) {
-    let spec = melody(name);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
-    let loaded = cantus_music::format::read_path(&path, false).expect("fixture");
-    let options = ReadOptions {
-        phrase_ends: Some(vec!["1:4".parse().expect("mark")]),
-        ..ReadOptions::default()
-    };
-    let reading = read_chorale(&loaded.score, &options).expect("a chorale");
-    (spec, Analysis::new(reading.chorale))
+    let chorale = fixture_chorale(name);
+    (Harmonisation::of(name, &chorale), Analysis::new(chorale))
 }
