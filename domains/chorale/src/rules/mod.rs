@@ -113,6 +113,11 @@ type MomentCheck = fn(&At<'_>, &mut Vec<Flag>);
 #[derive(Clone, Copy)]
 enum Check {
     Moment(MomentCheck),
+    /// A motion rule that a pair of parts breaks on its own, whatever the other
+    /// parts do: its judgement of a beat, and its test of one pair of parts
+    /// across one motion (the same test the judgement runs), with which the
+    /// model's grammar rules out a voicing part by part ([`HardMotion`]).
+    Motion(MomentCheck, motion::PairTest),
     Shape,
 }
 
@@ -140,7 +145,7 @@ impl Rule {
     /// The rule's scope.
     pub fn scope(&self) -> Scope {
         match self.check {
-            Check::Moment(_) => Scope::Moment,
+            Check::Moment(_) | Check::Motion(..) => Scope::Moment,
             Check::Shape => Scope::Shape,
         }
     }
@@ -156,12 +161,21 @@ impl Rule {
 
     /// Judges beat `b` of `a` (a moment rule; shape rules do nothing).
     pub fn check_beat(&self, a: &Analysis, b: usize, out: &mut Vec<Finding>) {
-        if let Check::Moment(f) = self.check
+        if let Check::Moment(f) | Check::Motion(f, _) = self.check
             && b < a.beats.len()
         {
             let mut flags = Vec::new();
             f(&a.at(b), &mut flags);
             out.extend(flags.into_iter().map(|f| self.finding(f)));
+        }
+    }
+
+    /// Its test of one pair of parts across one motion, if it is a motion rule a
+    /// pair of parts breaks on its own.
+    pub(crate) fn pair_test(&self) -> Option<motion::PairTest> {
+        match self.check {
+            Check::Motion(_, test) => Some(test),
+            _ => None,
         }
     }
 
@@ -264,7 +278,7 @@ pub static CATALOGUE: &[Rule] = &[
         H,
         S,
         "no part moves above the previous note of the part over it, or below that of the part under it (leaving a unison exempt)",
-        Check::Moment(motion::overlap),
+        Check::Motion(motion::overlap, motion::pair::overlap),
     ),
     // Motion between any two parts.
     rule(
@@ -272,49 +286,49 @@ pub static CATALOGUE: &[Rule] = &[
         H,
         H,
         "no two parts move in parallel perfect fifths (compound fifths included)",
-        Check::Moment(motion::parallel_fifths),
+        Check::Motion(motion::parallel_fifths, motion::pair::parallel_fifths),
     ),
     rule(
         CH_PARALLEL_OCTAVES,
         H,
         H,
         "no two parts move in parallel octaves (compound octaves included)",
-        Check::Moment(motion::parallel_octaves),
+        Check::Motion(motion::parallel_octaves, motion::pair::parallel_octaves),
     ),
     rule(
         CH_PARALLEL_UNISONS,
         H,
         H,
         "no two parts move in parallel unisons",
-        Check::Moment(motion::parallel_unisons),
+        Check::Motion(motion::parallel_unisons, motion::pair::parallel_unisons),
     ),
     rule(
         CH_CONTRARY_FIFTHS,
         H,
         S,
         "no consecutive perfect fifths by contrary motion",
-        Check::Moment(motion::contrary_fifths),
+        Check::Motion(motion::contrary_fifths, motion::pair::contrary_fifths),
     ),
     rule(
         CH_CONTRARY_OCTAVES,
         H,
         S,
         "no consecutive octaves or unisons by contrary motion",
-        Check::Moment(motion::contrary_octaves),
+        Check::Motion(motion::contrary_octaves, motion::pair::contrary_octaves),
     ),
     rule(
         CH_HIDDEN_FIFTHS,
         H,
         S,
         "the outer parts reach a fifth by similar motion only with the soprano moving by step",
-        Check::Moment(motion::hidden_fifths),
+        Check::Motion(motion::hidden_fifths, motion::pair::hidden_fifths),
     ),
     rule(
         CH_HIDDEN_OCTAVES,
         H,
         S,
         "the outer parts reach an octave by similar motion only with the soprano moving by step",
-        Check::Moment(motion::hidden_octaves),
+        Check::Motion(motion::hidden_octaves, motion::pair::hidden_octaves),
     ),
     rule(
         CH_UNEQUAL_FIFTHS,

@@ -6,7 +6,8 @@
 //!
 //! Each rule's test of one pair of parts (or, for melodic intervals, of one part)
 //! across one motion is a function of the tones alone, written once and called by
-//! the rule and by [`HardMotion`]: with them the model's grammar
+//! the rule and, through the catalogue ([`pair`]), by [`HardMotion`]: with them the
+//! model's grammar
 //! rules out a voicing that breaks a motion rule part by part, before pushing it as
 //! a beat and judging it whole (what makes its proofs of dead ends affordable).
 
@@ -329,37 +330,48 @@ pub(super) fn melodic_interval(at: &At<'_>, out: &mut Vec<Flag>) {
     }
 }
 
-/// One motion rule's test of a pair of parts across one motion.
-type PairTest = fn(&Tones, &Tones, (Part, Part)) -> bool;
+/// One motion rule's test of a pair of parts across one motion: whether parts
+/// `u` and `l` (upper first), moving from `before` to `after`, break it.
+pub(super) type PairTest = fn(&Tones, &Tones, (Part, Part)) -> bool;
 
-/// The motion rules a pair of parts can break on its own, each with its test
-/// (the same function the rule runs).
-const PAIR_TESTS: [(RuleId, PairTest); 8] = [
-    (super::CH_PARALLEL_FIFTHS, |b, a, p| {
+/// The tests of the motion rules a pair of parts can break on its own, named as
+/// the rules: the catalogue gives each to its rule ([`super::Rule::pair_test`]),
+/// and each calls the function the rule's judgement of a beat runs.
+pub(super) mod pair {
+    use super::*;
+
+    pub(in crate::rules) fn parallel_fifths(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         consecutive_between(b, a, p, &[Perfect::Fifth], false).is_some()
-    }),
-    (super::CH_PARALLEL_OCTAVES, |b, a, p| {
+    }
+
+    pub(in crate::rules) fn parallel_octaves(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         octaves_between(b, a, p).is_some()
-    }),
-    (super::CH_PARALLEL_UNISONS, |b, a, p| {
+    }
+
+    pub(in crate::rules) fn parallel_unisons(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         consecutive_between(b, a, p, &[Perfect::Unison], false).is_some()
-    }),
-    (super::CH_CONTRARY_FIFTHS, |b, a, p| {
+    }
+
+    pub(in crate::rules) fn contrary_fifths(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         consecutive_between(b, a, p, &[Perfect::Fifth], true).is_some()
-    }),
-    (super::CH_CONTRARY_OCTAVES, |b, a, p| {
+    }
+
+    pub(in crate::rules) fn contrary_octaves(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         consecutive_between(b, a, p, &[Perfect::Octave, Perfect::Unison], true).is_some()
-    }),
-    (super::CH_HIDDEN_FIFTHS, |b, a, p| {
+    }
+
+    pub(in crate::rules) fn hidden_fifths(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         p == (Part::Soprano, Part::Bass) && hidden_between(b, a, 7).is_some()
-    }),
-    (super::CH_HIDDEN_OCTAVES, |b, a, p| {
+    }
+
+    pub(in crate::rules) fn hidden_octaves(b: &Tones, a: &Tones, p: (Part, Part)) -> bool {
         p == (Part::Soprano, Part::Bass) && hidden_between(b, a, 0).is_some()
-    }),
-    (super::CH_OVERLAP, |b, a, (u, l)| {
+    }
+
+    pub(in crate::rules) fn overlap(b: &Tones, a: &Tones, (u, l): (Part, Part)) -> bool {
         neighbours(u, l) && overlap_between(b, a, (u, l)).is_some()
-    }),
-];
+    }
+}
 
 /// The motion rules hard under one profile, as tests of the tones: looked up in
 /// the catalogue once, then run on every pair of parts of every candidate.
@@ -375,10 +387,10 @@ impl HardMotion {
             super::rule_by_id(id).is_some_and(|r| profile.severity(r) == Severity::Hard)
         };
         HardMotion {
-            pairs: PAIR_TESTS
+            pairs: super::CATALOGUE
                 .iter()
-                .filter(|(id, _)| hard(*id))
-                .map(|&(_, test)| test)
+                .filter(|r| profile.severity(r) == Severity::Hard)
+                .filter_map(super::Rule::pair_test)
                 .collect(),
             leaps: hard(super::CH_MELODIC_INTERVAL),
         }
