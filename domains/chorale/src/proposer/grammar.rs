@@ -20,7 +20,8 @@
 //!    alike searched once ([`proof`]) — within budgets of [`TWO_BEAT_JUDGEMENTS`]
 //!    and [`FAR_JUDGEMENTS`], shared out evenly among the undecided voicings; a
 //!    search that ends with no way on is a proof, one cut short by the budget
-//!    proves nothing and the voicing stays offered.
+//!    proves nothing and the voicing stays offered (counted in
+//!    [`Offer::undecided`]: where the offer may be wider than exact).
 //!
 //! Only voicings no motion rule rules out part by part ([`moving`]) are pushed
 //! and judged whole, in the offer and in the proofs; that check is the rules' own.
@@ -85,6 +86,10 @@ type Tenor = (String, Vec<String>);
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Offer {
     pub tree: Vec<(String, Vec<Tenor>)>,
+    /// Of the voicings offered, those neither shown to lead on (a way to the
+    /// phrase's horizon found) nor shown dead within the budgets: where the offer
+    /// may be wider than exact (0 where it is exact).
+    pub undecided: usize,
 }
 
 impl Offer {
@@ -134,7 +139,7 @@ impl Offer {
             };
             tenors[k].1.push(b);
         }
-        Offer { tree }
+        Offer { tree, undecided: 0 }
     }
 }
 
@@ -288,18 +293,21 @@ pub(crate) fn offer(
     // Steps 2 and 3: proofs for the rest — that the next beat can be written,
     // without a budget; then, a beat deeper at a time to the phrase's horizon,
     // that the goal can be reached, within the offer's budget.
-    let mut next = Prover::new(profile, &task.cadences, b + 1, usize::MAX);
-    prove(&mut a, &admitted, &mut verdicts, &mut next, usize::MAX);
     let horizon = super::horizon(&task.cadences, b);
+    let mut next = Prover::new(profile, &task.cadences, b + 1, usize::MAX);
+    let settles = b + 1 >= horizon;
+    prove(
+        &mut a,
+        &admitted,
+        &mut verdicts,
+        &mut next,
+        usize::MAX,
+        settles,
+    );
     if b + 2 <= horizon {
         let mut two = Prover::new(profile, &task.cadences, b + 2, 0);
-        prove(
-            &mut a,
-            &admitted,
-            &mut verdicts,
-            &mut two,
-            TWO_BEAT_JUDGEMENTS,
-        );
+        let (budget, settles) = (TWO_BEAT_JUDGEMENTS, b + 2 == horizon);
+        prove(&mut a, &admitted, &mut verdicts, &mut two, budget, settles);
     }
     let mut budget = FAR_JUDGEMENTS;
     for goal in b + 3..=horizon {
@@ -307,28 +315,40 @@ pub(crate) fn offer(
             break;
         }
         let mut deeper = Prover::new(profile, &task.cadences, goal, 0);
-        budget = prove(&mut a, &admitted, &mut verdicts, &mut deeper, budget);
+        let settles = goal == horizon;
+        budget = prove(
+            &mut a,
+            &admitted,
+            &mut verdicts,
+            &mut deeper,
+            budget,
+            settles,
+        );
     }
-    let mut open: Vec<Voicing> = admitted
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, verdict)| **verdict != Some(false))
-        .map(|(v, _)| *v)
+    let mut open: Vec<(Voicing, Option<bool>)> = admitted
+        .into_iter()
+        .zip(verdicts)
+        .filter(|(_, verdict)| *verdict != Some(false))
         .collect();
     if open.is_empty() {
         return None;
     }
-    if open.iter().any(|v| Some(*v) != refused) {
-        open.retain(|v| Some(*v) != refused);
+    if open.iter().any(|(v, _)| Some(*v) != refused) {
+        open.retain(|(v, _)| Some(*v) != refused);
     }
-    Some(Offer::from_voicings(&open))
+    let voicings: Vec<Voicing> = open.iter().map(|(v, _)| *v).collect();
+    Some(Offer {
+        undecided: open.iter().filter(|(_, verdict)| verdict.is_none()).count(),
+        ..Offer::from_voicings(&voicings)
+    })
 }
 
 /// Rounds in which [`prove`] shares out its budget.
 const ROUNDS: usize = 4;
 
 /// Runs `prover` on each of `voicings` (pushed after `a`) whose verdict is still
-/// open, recording the dead ends it proves. The budget is shared out in rounds:
+/// open, recording the dead ends it proves (and, if its goal is the phrase's
+/// horizon — it `settles` — the ways on it finds). The budget is shared out in rounds:
 /// in each, every voicing not yet settled (proven dead, or a way to the goal
 /// found) has an equal share of a part of what is left — half, then the rest in
 /// the last round — so the easy ones settle early and one deep search does not
@@ -340,6 +360,7 @@ fn prove(
     verdicts: &mut [Option<bool>],
     prover: &mut Prover<'_>,
     mut budget: usize,
+    settles: bool,
 ) -> usize {
     let mut open: Vec<usize> = (0..voicings.len())
         .filter(|&k| verdicts[k].is_none())
@@ -362,7 +383,7 @@ fn prove(
             prover.budget = share;
             match prover.reaches(a) {
                 Some(false) => verdicts[k] = Some(false),
-                Some(true) => {}
+                Some(true) => verdicts[k] = settles.then_some(true),
                 None => unsettled.push(k),
             }
             budget -= share - prover.budget;

@@ -240,6 +240,7 @@ impl Proposer<ChoraleDomain> for ModelProposer {
             "request": req.kind.label(),
             "beat": beat + 1,
             "offered": offered.as_ref().map(Offer::len),
+            "undecided": offered.as_ref().map(|o| o.undecided),
         });
         let mut asking = Asking::new(self.backend.as_ref(), self.options.reasks);
         let mut last = String::new();

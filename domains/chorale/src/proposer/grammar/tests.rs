@@ -251,7 +251,16 @@ fn a_dead_end_deeper_than_the_proofs_stays_offered_and_no_way_on_is_said_there()
         (chosen.alto.to_string(), chosen.tenor.to_string()),
         ("G#4".to_owned(), "G#4".to_owned())
     );
-    assert!(voicings(&offered_after(&a, &cadences), 59).contains(&chosen));
+    let o = offered_after(&a, &cadences);
+    assert!(voicings(&o, 59).contains(&chosen));
+    // The offer says it is not exact there: voicings neither shown to lead on nor
+    // shown dead (G♯4 among them, since no proof shows it dead).
+    assert!(
+        o.undecided > 0 && o.undecided < o.len(),
+        "{} of {}",
+        o.undecided,
+        o.len()
+    );
     let mut x = prefix(&spec, &null, 60);
     let mut budget = TWO_BEAT_JUDGEMENTS;
     assert_eq!(goes_on(&mut x, Profile::Strict, 2, &mut budget), Some(true));
@@ -336,6 +345,11 @@ fn every_voicing_offered_on_the_null_models_path_goes_on_a_beat() {
         let a = prefix(&spec, &null, b);
         assert!(assert_every_offered_voicing_goes_on(&a, &cadences) > 0);
     }
+    // Early in a phrase every voicing offered is decided: the offer is exact.
+    assert_eq!(
+        offered_after(&prefix(&spec, &null, 12), &cadences).undecided,
+        0
+    );
 }
 
 /// The shared Bach chorales (`$CANTUS_SHARED`, default `<workspace>/../shared`).
