@@ -339,10 +339,13 @@ fn an_unreachable_model_makes_its_runs_explicit_failures() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The second task set: Fux exercises with the embedded search. Whole-piece
+/// The second task set: Fux exercises with the embedded search — counterpoint's
+/// registered trials, selected by the table it names (`[tasks.fux]`). Whole-piece
 /// conditions are not applicable (and say why), the harness releases species-1
 /// exercises judged by the species gate (its rules are the verdict's keys), and the
-/// report leaves the twelve-tone-only columns empty rather than filling them.
+/// report leaves the twelve-tone-only columns empty rather than filling them. A
+/// species the domain does not write is refused before anything runs, at its line
+/// and key; so is the table beside another task set.
 #[test]
 fn counterpoint_exercises_run_as_a_second_task_set() {
     let dir = temp("fux");
@@ -380,7 +383,7 @@ fn counterpoint_exercises_run_as_a_second_task_set() {
             "raw" | "revise" => {
                 assert!(!r.applies(), "{key}");
                 assert!(
-                    r.reason.contains("not for counterpoint exercises"),
+                    r.reason.contains("not for counterpoint tasks"),
                     "{}",
                     r.reason
                 );
@@ -401,6 +404,38 @@ fn counterpoint_exercises_run_as_a_second_task_set() {
             assert!(r.released(), "{key}: {}", r.reason);
             assert_eq!(r.strict.as_ref().map(|v| v.passed), Some(true));
         }
+    }
+    for (tasks, at, says) in [
+        (
+            "[tasks.fux]\nspecies = [1, 3]\n",
+            "refused.toml:4:1",
+            "`tasks.fux.species` must be a whole number from 1 to 2, not 3",
+        ),
+        (
+            "[tasks]\nbank = \"b.txt\"\n[tasks.fux]\nspecies = [1]\n",
+            "refused.toml:",
+            "`fux` (the counterpoint domain's task set) cannot be given with `bank`",
+        ),
+    ] {
+        let refused = dir.join("refused.toml");
+        std::fs::write(
+            &refused,
+            format!(
+                "runs = 1\nconditions = [\"harness\"]\n{tasks}[[models]]\nname = \"embedded\"\n"
+            ),
+        )
+        .unwrap();
+        let o = cantus(&[
+            "experiment",
+            "run",
+            s(&refused),
+            "--out",
+            s(&dir.join("no")),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(at) && err.contains(says), "{err}");
+        assert!(!dir.join("no").exists(), "nothing ran");
     }
     // Both dorian exercises share a family (their cantus firmus).
     let families: std::collections::BTreeSet<String> =

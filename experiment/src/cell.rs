@@ -7,7 +7,6 @@
 //! crashed, the plan impossible) is that run's outcome; nothing here returns an error.
 
 use super::conditions::{Condition, ProposerMode};
-use super::exercise;
 use super::file::{Experiment, Model};
 use super::folder;
 use super::record::{Cost, Counts, FileCheck, Key, Record, RunOutcome, Verdict};
@@ -127,7 +126,6 @@ pub async fn run(
             let judged = judge_piece(&made);
             (made, judged)
         }
-        Work::Exercise(assignment) => exercise::run(assignment, model, condition, seed).await,
         Work::Registered(registered) => {
             let folder = exp
                 .run_folders

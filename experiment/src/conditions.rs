@@ -45,11 +45,10 @@ pub enum ProposerMode {
 }
 
 /// Every rung some domain's experiments can climb, in order, each once: the
-/// twelve-tone domain's, counterpoint's, and those of every registered domain's
-/// trials ([`cantus_registry::Trials::rungs`]).
+/// twelve-tone domain's and those of every registered domain's trials
+/// ([`cantus_registry::Trials::rungs`]).
 pub fn known_rungs() -> Vec<RungId> {
     let mut known = every_rung().ids();
-    known.extend(cantus_counterpoint::rungs::ladder().ids());
     for unit in cantus_registry::domains() {
         if let Ok(trials) = unit.trial_sets() {
             known.extend(trials.rungs());

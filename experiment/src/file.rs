@@ -10,7 +10,7 @@
 
 use super::conditions::{Condition, ConditionId, shipped};
 use super::metrics::degeneracy::Weights;
-use super::tasks::{FuxExercises, SingleFactor, Task, Work, from_bank};
+use super::tasks::{SingleFactor, Task, Work, from_bank};
 use cantus_backend::{ConfigError, TomlSource};
 use cantus_backend::{Configured, ModelSource};
 use cantus_registry::DomainId;
@@ -50,32 +50,43 @@ struct RawTasks {
     bank: Option<Spanned<PathBuf>>,
     #[serde(default)]
     single_factor: Option<SingleFactor>,
-    #[serde(default)]
-    fux: Option<FuxExercises>,
     /// Use only the first N tasks (a quick look at a big set).
     #[serde(default)]
     limit: Option<usize>,
 }
 
 /// What says whose `[tasks]` table it is: `domain = "<id>"` names a registered
-/// domain's task set.
+/// domain's task set, and so does a table a domain's trials name
+/// ([`cantus_registry::Trials::table_name`], counterpoint's `[tasks.fux]`).
 #[derive(Debug, Deserialize)]
 struct Probe {
-    tasks: ProbeTasks,
+    tasks: toml::Table,
 }
 
-#[derive(Debug, Deserialize)]
-struct ProbeTasks {
-    /// Any value: one that is not an id is refused by name, not as an unknown key.
-    #[serde(default)]
-    domain: Option<toml::Value>,
+impl Probe {
+    /// The registered task set the `[tasks]` table selects, if it selects one: by
+    /// `domain` (`None`), or by the name of a table in it (`Some(name)`), with the id
+    /// of the domain whose trials read that table.
+    fn registered(&self) -> Option<Option<(&'static str, DomainId)>> {
+        if self.tasks.contains_key("domain") {
+            return Some(None);
+        }
+        cantus_registry::domains().iter().find_map(|unit| {
+            let name = unit.trial_sets().ok()?.table_name()?;
+            self.tasks
+                .get(name)
+                .is_some_and(toml::Value::is_table)
+                .then(|| Some((name, unit.id().clone())))
+        })
+    }
 }
 
 /// The task set, as the file gives it.
 enum TaskSource {
     Known(RawTasks),
-    /// A registered domain's `[tasks]` table, `domain` included.
-    Registered(toml::Table),
+    /// A registered domain's `[tasks]` table, `domain` included, and the table it
+    /// was written in, when a domain's named table (`fux`) rather than `[tasks]`.
+    Registered(toml::Table, Option<&'static str>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -226,12 +237,17 @@ impl Experiment {
         // read as the runner's own (and a file that does not parse gets its error there).
         let registered = toml::from_str::<Probe>(&text)
             .ok()
-            .and_then(|p| p.tasks.domain)
-            .is_some();
-        let raw: Raw<TaskSource> = if registered {
-            source
-                .parse::<Raw<toml::Table>>()?
-                .map_tasks(TaskSource::Registered)
+            .and_then(|p| p.registered());
+        let raw: Raw<TaskSource> = if let Some(named) = registered {
+            let raw = source.parse::<Raw<toml::Table>>()?;
+            match named {
+                None => raw.map_tasks(|t| TaskSource::Registered(t, None)),
+                Some((name, domain)) => {
+                    let tasks = named_table(raw.tasks.clone(), name, &domain)
+                        .map_err(|problem| source.error_at(&["tasks"], problem))?;
+                    raw.map_tasks(|_| TaskSource::Registered(tasks, Some(name)))
+                }
+            }
         } else {
             source
                 .parse::<Raw<RawTasks>>()?
@@ -391,7 +407,9 @@ impl Experiment {
 
         let tasks = match &raw.tasks {
             TaskSource::Known(known) => known_tasks(known, &source, dir)?,
-            TaskSource::Registered(table) => registered_tasks(table.clone(), &source, dir)?,
+            TaskSource::Registered(table, named) => {
+                registered_tasks(table.clone(), *named, &source, dir)?
+            }
         };
         let mut metrics = raw.metrics;
         metrics.reference = match metrics.reference {
@@ -436,33 +454,54 @@ impl<T> Raw<T> {
     }
 }
 
-/// The tasks of a bank file, the single-factor generator or Fux's exercises, with
-/// their `limit`.
+/// `[tasks]` with the domain's table `name` in it, as a registered domain's
+/// `[tasks]`: the named table's keys, `domain` and `[tasks]`'s `limit`.
+fn named_table(
+    mut tasks: toml::Table,
+    name: &str,
+    domain: &DomainId,
+) -> Result<toml::Table, String> {
+    let Some(toml::Value::Table(mut table)) = tasks.remove(name) else {
+        return Err(format!("`{name}` must be a table"));
+    };
+    if let Some(limit) = tasks.remove("limit") {
+        table.insert("limit".into(), limit);
+    }
+    if let Some(other) = tasks.keys().next() {
+        return Err(format!(
+            "`{name}` (the {domain} domain's task set) cannot be given with `{other}`"
+        ));
+    }
+    table.insert("domain".into(), toml::Value::String(domain.as_str().into()));
+    Ok(table)
+}
+
+/// The tasks of a bank file or the single-factor generator, with their `limit`.
 fn known_tasks(
     raw: &RawTasks,
     source: &TomlSource<'_>,
     dir: &Path,
 ) -> Result<Vec<Task>, FileError> {
-    let mut tasks = match (&raw.bank, &raw.single_factor, &raw.fux) {
-        (Some(bank), None, None) => {
+    let mut tasks = match (&raw.bank, &raw.single_factor) {
+        (Some(bank), None) => {
             let file = dir.join(bank.get_ref());
             from_bank(&file).map_err(|e| {
                 FileError::from(source.error_at_span(bank.span(), format!("`tasks.bank`: {e}")))
             })?
         }
-        (None, Some(design), None) => design
+        (None, Some(design)) => design
             .tasks()
             .map_err(|e| source.error_at(&["tasks", "single_factor"], e))?,
-        (None, None, Some(fux)) => fux
-            .tasks()
-            .map_err(|e| source.error_at(&["tasks", "fux"], e))?,
         _ => {
             return Err(source
                 .error_at(
                     &["tasks"],
-                    "must give exactly one of `bank` (a file of briefs), `single_factor` \
-                     (the twelve-tone generator) and `fux` (the counterpoint exercises), \
-                     or `domain` (a registered domain's own task set)",
+                    format!(
+                        "must give exactly one of `bank` (a file of briefs), `single_factor` \
+                         (the twelve-tone generator) and `domain` (a registered domain's own \
+                         task set){}",
+                        named_tables()
+                    ),
                 )
                 .into());
         }
@@ -473,15 +512,40 @@ fn known_tasks(
     Ok(tasks)
 }
 
+/// The tables registered domains' trials name under `[tasks]`, for a message: `, or
+/// a table a domain reads (`fux`: counterpoint)`.
+fn named_tables() -> String {
+    let named: Vec<String> = cantus_registry::domains()
+        .iter()
+        .filter_map(|unit| {
+            let name = unit.trial_sets().ok()?.table_name()?;
+            Some(format!("`{name}`: {}", unit.id()))
+        })
+        .collect();
+    if named.is_empty() {
+        String::new()
+    } else {
+        format!(", or a table a domain reads ({})", named.join(", "))
+    }
+}
+
 /// The task set of the registered domain `[tasks] domain` names, read by the domain
-/// from the rest of the table, with its `limit`.
+/// from the rest of the table, with its `limit`; `named`: the table was the domain's
+/// own (`[tasks.fux]`), where its keys' errors are placed.
 fn registered_tasks(
     mut table: toml::Table,
+    named: Option<&str>,
     source: &TomlSource<'_>,
     dir: &Path,
 ) -> Result<Vec<Task>, FileError> {
-    let at =
-        |key: &str, problem: String| FileError::from(source.error_at(&["tasks", key], problem));
+    let at = |key: &str, problem: String| {
+        let path: Vec<&str> = match (named, key) {
+            (Some(name), "domain") => vec!["tasks", name],
+            (Some(name), key) if key != "limit" => vec!["tasks", name, key],
+            _ => vec!["tasks", key],
+        };
+        FileError::from(source.error_at(&path, problem))
+    };
     let domain = match table.remove("domain") {
         Some(toml::Value::String(id)) => {
             DomainId::parse(&id).map_err(|e| at("domain", e.to_string()))?

@@ -17,16 +17,16 @@
 //!
 //! The runner belongs to no one domain, so it lives here, over the domains' own
 //! jobs: `file` (the experiment TOML), `tasks` (bank files, the single-factor
-//! generator, Fux's exercises), `registered` (any registered domain's task set and
-//! trials, through `cantus_registry::Trials`), `conditions` (conditions as data),
-//! `cell` (one run; `exercise` for counterpoint), `record` (one line of results),
+//! generator), `registered` (any registered domain's task set and trials —
+//! counterpoint's, the chorale's, a new domain's — through
+//! `cantus_registry::Trials`), `conditions` (conditions as data), `cell` (one run),
+//! `record` (one line of results),
 //! `run` (the grid and resuming), `jobs` (pieces in flight at once), `shard` (one
 //! process's slice of the grid), `merge` (shards back into one output), `reference`
 //! (the scores people wrote that pieces are measured against), `metrics` and `report`.
 
 pub mod cell;
 pub mod conditions;
-pub mod exercise;
 pub mod file;
 pub mod folder;
 pub mod jobs;
@@ -41,4 +41,8 @@ pub mod shard;
 pub mod tasks;
 
 pub use file::{Experiment, FileError};
+
+// The tests run counterpoint's exercises through the registry: link the domain in.
+#[cfg(test)]
+use cantus_counterpoint as _;
 pub use record::{Key, Record, RunOutcome};

@@ -23,7 +23,7 @@ use super::file::Model;
 use super::folder;
 use super::record::{Counts, FileCheck, Key, RunOutcome, Verdict};
 use super::tasks::{FamilyId, Registered, Task, TaskId, Work};
-use cantus_registry::{Attempt, DomainId, RunDir, Tried, View, layout};
+use cantus_registry::{Attempt, DomainId, Made as Made_, RunDir, Tried, View, layout};
 use serde::Serialize;
 use std::path::Path;
 
@@ -162,7 +162,16 @@ pub(super) async fn run(
 }
 
 /// What the runner records of a trial.
-fn made(tried: Tried) -> Made {
+fn made(mut tried: Tried) -> Made {
+    // A score without a note (every proposer call failed) is no piece.
+    if let Some(Made_ {
+        view: View::Score(s),
+        ..
+    }) = &tried.artefact
+        && s.event_count() == 0
+    {
+        tried.artefact = None;
+    }
     let outcome = match (&tried.artefact, tried.released) {
         (_, true) => RunOutcome::Released,
         (Some(_), false) => RunOutcome::Refused,

@@ -13,13 +13,12 @@
 //! defaults give the 40-task bank (4 rows × 10 settings), and `replicates = 101`
 //! the 4040-task design.
 //!
-//! Besides them: Fux's counterpoint exercises ([`FuxExercises`]), and any registered
-//! domain's own task set (`[tasks] domain = "<id>"`, [`Work::Registered`]): the
-//! domain reads the rest of the table and runs each task itself
-//! (`registered.rs`, [`cantus_registry::Trials`]).
+//! Besides them: any registered domain's own task set (`[tasks] domain = "<id>"`,
+//! or a table the domain names, as counterpoint's `[tasks.fux]`;
+//! [`Work::Registered`]): the domain reads the rest of the table and runs each task
+//! itself (`registered.rs`, [`cantus_registry::Trials`]).
 
 use cantus_bounded as bounded;
-use cantus_counterpoint::{Assignment, Cantus, ModeName, Position, Species};
 use cantus_framework::mix_seed;
 use cantus_registry::{DomainId, Trial};
 use cantus_twelve_tone::spec::{Spec, compile_brief};
@@ -67,8 +66,6 @@ pub struct Task {
 pub enum Work {
     /// A twelve-tone piece to this spec.
     Piece(Spec),
-    /// A Fux counterpoint exercise to this assignment.
-    Exercise(Assignment),
     /// A task of a domain found in the registry, which runs its own trials.
     Registered(Registered),
 }
@@ -91,7 +88,6 @@ impl Task {
     pub fn domain(&self) -> DomainId {
         match &self.work {
             Work::Piece(_) => cantus_twelve_tone::plugin::ID,
-            Work::Exercise(_) => cantus_counterpoint::plugin::ID,
             Work::Registered(r) => r.domain.clone(),
         }
     }
@@ -101,7 +97,6 @@ impl Task {
     pub fn voices(&self) -> Option<usize> {
         match &self.work {
             Work::Piece(spec) => Some(spec.voices.len()),
-            Work::Exercise(_) => Some(2),
             Work::Registered(_) => None,
         }
     }
@@ -199,71 +194,6 @@ fn task(id: TaskId, family: FamilyId, brief: String, origin: String) -> Result<T
         origin,
         work: Work::Piece(spec),
     })
-}
-
-/// The counterpoint task set: Fux's cantus firmus in each of the six modes, the
-/// counterpoint above and below it, in each species asked for — 24 exercises for
-/// species 1 and 2. A task's family is its cantus firmus, so the report resamples
-/// the six melodies, not the 24 exercises, as independent evidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FuxExercises {
-    /// Species numbers: 1 (note against note), 2 (two notes against one).
-    pub species: Vec<u8>,
-}
-
-impl Default for FuxExercises {
-    fn default() -> Self {
-        FuxExercises {
-            species: vec![1, 2],
-        }
-    }
-}
-
-impl FuxExercises {
-    /// The exercises, cantus by cantus (Fux's order of modes), above before below.
-    pub fn tasks(&self) -> Result<Vec<Task>, TaskError> {
-        let mut species = Vec::new();
-        for &n in &self.species {
-            let s = match n {
-                1 => Species::First,
-                2 => Species::Second,
-                _ => {
-                    return Err(TaskError::Brief {
-                        origin: "tasks.fux".into(),
-                        message: format!("species {n}: only species 1 and 2 are written"),
-                    });
-                }
-            };
-            if !species.contains(&s) {
-                species.push(s);
-            }
-        }
-        let mut out = Vec::new();
-        for mode in ModeName::ALL {
-            let cantus = Cantus::fux(mode);
-            let family = FamilyId(format!("fux-{}", mode.as_str()));
-            for position in [Position::Above, Position::Below] {
-                for &s in &species {
-                    let id = TaskId(format!("{}-{position}-s{}", family.0, s.number()));
-                    let assignment = Assignment::new(cantus.clone(), s, position);
-                    out.push(Task {
-                        brief: format!(
-                            "species {} counterpoint {position} Fux's {} cantus firmus ({} bars)",
-                            s.number(),
-                            mode.as_str(),
-                            cantus.len()
-                        ),
-                        origin: format!("tasks.fux: {}", id.0),
-                        id,
-                        family: family.clone(),
-                        work: Work::Exercise(assignment),
-                    });
-                }
-            }
-        }
-        Ok(out)
-    }
 }
 
 /// The single-factor design's factors (every key has the 40-task bank's default).
@@ -468,22 +398,6 @@ mod tests {
             .flat_map(|s| (0..design.rows.len()).map(move |r| (r, s)))
             .collect();
         assert_eq!(families.len(), 40);
-    }
-
-    #[test]
-    fn fux_exercises_are_six_cantus_firmi_above_and_below_in_each_species() {
-        let tasks = FuxExercises::default().tasks().unwrap();
-        assert_eq!(tasks.len(), 24);
-        let families: std::collections::BTreeSet<_> = tasks.iter().map(|t| &t.family).collect();
-        assert_eq!(families.len(), 6, "one family per cantus firmus");
-        let ids: std::collections::BTreeSet<_> = tasks.iter().map(|t| &t.id).collect();
-        assert_eq!(ids.len(), 24);
-        assert_eq!(tasks[0].id.0, "fux-dorian-above-s1");
-        assert!(tasks.iter().all(|t| t.voices() == Some(2)));
-        let only_first = FuxExercises { species: vec![1] }.tasks().unwrap();
-        assert_eq!(only_first.len(), 12);
-        let err = FuxExercises { species: vec![3] }.tasks().unwrap_err();
-        assert!(err.to_string().contains("species 3"), "{err}");
     }
 
     #[test]

@@ -5,6 +5,8 @@ use cantus_experiment::jobs::Jobs;
 use cantus_experiment::run::{Plan, read_whole_results, results_path, run};
 use cantus_experiment::shard::Shard;
 use cantus_experiment::{Experiment, RunOutcome};
+// Fux's exercises are counterpoint's task set, found in the registry: link it in.
+use cantus_counterpoint as _;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_experiment_runs_on_the_programs_own_runtime() {

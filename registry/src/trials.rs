@@ -39,6 +39,14 @@ pub trait Trials: Send + Sync {
     fn rungs(&self) -> Vec<RungId> {
         Vec::new()
     }
+
+    /// A name under `[tasks]` that also selects this task set, its keys in a table
+    /// of that name (`[tasks.fux]` for `[tasks] domain = "counterpoint"`): how a
+    /// domain keeps the experiment files written before it was registered working.
+    /// None (the default) for a domain read only by `domain = "<id>"`.
+    fn table_name(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// One task of a domain's set.

@@ -4,12 +4,14 @@
 //! * [`compose`] — an exercise against one of Fux's cantus firmi or a file's, with
 //!   the embedded search or a model; the run folder's files.
 //! * [`verify`] — any two-voice exercise file by the species gate.
+//! * [`trials`] — Fux's exercises as an experiment's task set (`[tasks.fux]`).
 //! * [`review`] — the renderer's verdict, interval figures (`figures`), and how a
 //!   bare score is recognised as an exercise (two voices, one named as a cantus).
 
 pub mod compose;
 mod figures;
 pub mod review;
+pub mod trials;
 pub mod verify;
 
 pub use figures::interval_figures;
@@ -37,6 +39,7 @@ impl DomainPlugin for CounterpointPlugin {
         .compose(compose::ComposeCounterpoint)
         .verify(verify::VerifyCounterpoint)
         .review(review::ReviewCounterpoint)
+        .trials(trials::FuxExercises)
         .proposer(
             "embedded",
             "seeded search for Fux first- and second-species lines against a cantus firmus; no network",
