@@ -18,7 +18,9 @@
 //!    deeper at a time to the phrase's horizon (its cadence and a beat beyond) —
 //!    every voicing of the shape at every beat, prefixes the rules would judge
 //!    alike searched once ([`proof`]) — within budgets of [`TWO_BEAT_JUDGEMENTS`]
-//!    and [`FAR_JUDGEMENTS`], shared out evenly among the undecided voicings; a
+//!    and [`FAR_JUDGEMENTS`] (larger at a beat the loop has stepped back to and
+//!    withdrawn voicings from, [`two_beat_budget`], [`far_budget`]), shared out
+//!    evenly among the undecided voicings; a
 //!    search that ends with no way on is a proof, one cut short by the budget
 //!    proves nothing and the voicing stays offered (counted in
 //!    [`Offer::undecided`]: where the offer may be wider than exact).
@@ -71,12 +73,36 @@ pub(crate) const COMPLETION_NODES: usize = 60;
 /// (about twenty seconds in a release build; spent only where voicings have no
 /// witness and are hard to decide, typically in the beats before a cadence, where
 /// dead ends two beats deep are common — proving them is cheaper than the model
-/// walking into them and the loop stepping back, which repeats the offer).
+/// walking into them and the loop stepping back, which repeats the offer) — at a
+/// beat the loop has not stepped back to ([`two_beat_budget`]).
 pub(crate) const TWO_BEAT_JUDGEMENTS: usize = 4_000_000;
 
 /// The voicings the proofs of one offer further on, to the phrase's horizon, may
-/// push and judge together (about a second).
+/// push and judge together (about a second) — at a beat the loop has not stepped
+/// back to ([`far_budget`]).
 pub(crate) const FAR_JUDGEMENTS: usize = 150_000;
+
+/// The budget of the proofs two beats on at a beat where the loop has withdrawn
+/// `withdrawn` voicings: [`TWO_BEAT_JUDGEMENTS`], four times more once it has
+/// withdrawn any (about eighty seconds at worst).
+///
+/// Why: a withdrawal says a voicing offered there was a dead end the proofs did
+/// not show — the offer was wider than exact, and the model (or chance) will keep
+/// picking such voicings, one step back each, until the loop's steps back are
+/// spent (what the traces of every refused chorale showed, most of them in the
+/// beats before a final cadence, where the two-beat proofs run out). Proving more
+/// where the loop found trouble makes the offer exact there, or shows there is no
+/// way on, so the loop steps back further instead of guessing again.
+pub(crate) fn two_beat_budget(withdrawn: usize) -> usize {
+    TWO_BEAT_JUDGEMENTS << (2 * withdrawn.min(1))
+}
+
+/// The budget of the proofs further on at a beat where the loop has withdrawn
+/// `withdrawn` voicings: [`FAR_JUDGEMENTS`], four times more for each withdrawal,
+/// up to 64 times (about a minute); why, as [`two_beat_budget`].
+pub(crate) fn far_budget(withdrawn: usize) -> usize {
+    FAR_JUDGEMENTS << (2 * withdrawn.min(3))
+}
 
 /// A tenor offered and the basses that may go with it.
 type Tenor = (String, Vec<String>);
@@ -306,10 +332,10 @@ pub(crate) fn offer(
     );
     if b + 2 <= horizon {
         let mut two = Prover::new(profile, &task.cadences, b + 2, 0);
-        let (budget, settles) = (TWO_BEAT_JUDGEMENTS, b + 2 == horizon);
+        let (budget, settles) = (two_beat_budget(dead.len()), b + 2 == horizon);
         prove(&mut a, &admitted, &mut verdicts, &mut two, budget, settles);
     }
-    let mut budget = FAR_JUDGEMENTS;
+    let mut budget = far_budget(dead.len());
     for goal in b + 3..=horizon {
         if budget == 0 || verdicts.iter().all(Option::is_some) {
             break;

@@ -261,6 +261,24 @@ fn a_dead_end_deeper_than_the_proofs_stays_offered_and_no_way_on_is_said_there()
         o.undecided,
         o.len()
     );
+    // Asked again after the loop withdrew a voicing there, the offer proves more
+    // (a budget four times the first): it leaves fewer voicings undecided.
+    let task = Task {
+        base: &a,
+        end: super::super::horizon(&cadences, 59),
+        cadences: Arc::clone(&cadences),
+        profile: Profile::Strict,
+    };
+    let again = offer(&task, None, &[chosen], Profile::Strict).expect("a way on");
+    assert!(!voicings(&again, 59).contains(&chosen));
+    assert!(
+        again.undecided < o.undecided.saturating_sub(1),
+        "{} of {} undecided, then {} of {}",
+        o.undecided,
+        o.len(),
+        again.undecided,
+        again.len()
+    );
     let mut x = prefix(&spec, &null, 60);
     let mut budget = TWO_BEAT_JUDGEMENTS;
     assert_eq!(goes_on(&mut x, Profile::Strict, 2, &mut budget), Some(true));
