@@ -71,14 +71,18 @@ impl Probe {
         if self.tasks.contains_key("domain") {
             return Some(None);
         }
-        cantus_registry::domains().iter().find_map(|unit| {
-            let name = unit.trial_sets().ok()?.table_name()?;
-            self.tasks
-                .get(name)
-                .is_some_and(toml::Value::is_table)
-                .then(|| Some((name, unit.id().clone())))
-        })
+        named_sets()
+            .find(|(name, _)| self.tasks.get(*name).is_some_and(toml::Value::is_table))
+            .map(Some)
     }
+}
+
+/// Every table a registered domain's trials name under `[tasks]`, with the domain.
+fn named_sets() -> impl Iterator<Item = (&'static str, DomainId)> {
+    cantus_registry::domains().iter().filter_map(|unit| {
+        let name = unit.trial_sets().ok()?.table_name()?;
+        Some((name, unit.id().clone()))
+    })
 }
 
 /// The task set, as the file gives it.
@@ -515,12 +519,8 @@ fn known_tasks(
 /// The tables registered domains' trials name under `[tasks]`, for a message: `, or
 /// a table a domain reads (`fux`: counterpoint)`.
 fn named_tables() -> String {
-    let named: Vec<String> = cantus_registry::domains()
-        .iter()
-        .filter_map(|unit| {
-            let name = unit.trial_sets().ok()?.table_name()?;
-            Some(format!("`{name}`: {}", unit.id()))
-        })
+    let named: Vec<String> = named_sets()
+        .map(|(name, domain)| format!("`{name}`: {domain}"))
         .collect();
     if named.is_empty() {
         String::new()
