@@ -130,7 +130,9 @@ pub use proposer::{
     mix_seed,
 };
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction, RungId};
-pub use revise::{Assessment, Measure, Revise};
+pub use revise::{
+    Assessment, Judged, Kept, Measure, Revise, Revised, Revising, RoundAsk, round_seed,
+};
 pub use trace::{
     CallRecord, Certificate, CertificateOf, Entry, RoundRecord, RunHeader, RunMode, SectionOutcome,
     SectionRecord, Status, Step, StepAction, Totals, Trace, TraceOf,

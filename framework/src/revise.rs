@@ -1,329 +1,321 @@
-//! The generate–measure–revise loop over whole artefacts (Libretto's loop).
+//! The generate–measure–revise loop over whole artefacts (Libretto's loop), defined
+//! once: [`Revising`] holds its rules, and every loop of this kind drives it — the
+//! engine's two ([`Engine::revise_whole`](crate::Engine::revise_whole),
+//! [`Engine::revise_harness`](crate::Engine::revise_harness)) and Libretto's
+//! workflows, whose authors write whole scores outside any [`Domain`](crate::Domain).
 //!
-//! Each round produces a whole artefact, judges it with the same
-//! [`ReleaseGate`](crate::ReleaseGate) the ladder loop uses, measures it with a
-//! [`Measure`] (soft, e.g. corpus-calibrated structural axes), and turns both into
-//! feedback text for the next round — saying what is off and which way to move, not
-//! how. The best round is kept (gate passed first, then fewer hard violations, then
-//! lower score; ties keep the earlier round), and the loop stops early on convergence.
+//! Each round produces a whole artefact, judges it by a gate (hard: passed or not,
+//! how many violations) and a [`Measure`] (soft: a score, whether it is satisfied),
+//! and turns both into feedback for the next round — saying what is off and which way
+//! to move, not how. The best round is kept: gate passed first, then fewer hard
+//! violations, then a satisfied measure, then the lower score; ties keep the earlier
+//! round. The loop stops at the first round that passes the gate with the measure
+//! satisfied, or when its rounds are spent. Round `r` is seeded with
+//! [`round_seed`]`(seed, r)`, the run's own seed for the first, so a deterministic
+//! proposer that cannot read feedback still offers a different artefact each round.
+//! Every judged round leaves a [`RoundRecord`] for the trace.
 //!
-//! A round gets its artefact one of two ways: one whole-artefact request
-//! ([`Engine::revise_whole`], Libretto's original loop, where the proposer must get
-//! every hard rule right by itself; the domain must [`Assemble`] the answer), or the
-//! full propose–verify–repair harness over the plan, every section request carrying
-//! the round's feedback ([`Engine::revise_harness`]). The second is what a domain with
-//! hard rules wants: the ladder keeps each round legal, the measure steers the music.
-//! With [`Revise::require_measure`] an artefact the measure never accepted is not
-//! released even if the gate passed — the way to refuse degenerate but rule-abiding
-//! output.
+//! [`Revising`] does no I/O and awaits nothing: the caller asks it for the next
+//! round ([`Revising::next`]), produces and judges the artefact however it does
+//! (a model call, the whole harness, an embedded author), and tells it the result
+//! ([`Revising::judged`], [`Revising::unusable`], [`Revising::stop`]). So one
+//! definition serves loops with different errors, feedback types and futures.
 
-use crate::domain::{Assemble, Domain};
-use crate::engine::{Ask, Diagnostic, Engine, Outcome, Progress, Run};
-use crate::gate::GateReport;
-use crate::proposer::{Feedback, Proposer, RequestKind};
-use crate::trace::{Entry, RoundRecord, RunMode};
+mod engine;
 
-/// A soft measure's view of one artefact.
-#[derive(Clone, Debug, Default)]
-pub struct Assessment {
-    /// Lower is better; 0 is ideal.
-    pub score: f64,
-    /// Whether the measure is satisfied (the loop stops when it is and the gate passes).
-    pub converged: bool,
-    /// Feedback lines for the proposer's next round.
-    pub feedback: Vec<String>,
-    /// What the measure found, for reports (e.g. which axes are extreme); kept in the
-    /// round's record of the trace.
-    pub facts: std::collections::BTreeMap<String, serde_json::Value>,
+pub use engine::{Assessment, Measure, Revise};
+
+use crate::trace::RoundRecord;
+use std::fmt::Display;
+
+/// The seed of round `round` (1-based): the run's seed for the first round.
+pub fn round_seed(seed: u64, round: u32) -> u64 {
+    seed ^ u64::from(round.saturating_sub(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Soft measurement of whole artefacts.
-pub trait Measure<D: Domain>: Send + Sync {
-    /// Name for traces.
-    fn name(&self) -> &str;
-    /// Assesses one artefact.
-    fn assess(&self, artefact: &D::Artefact) -> Assessment;
+/// What a round is asked: its number, its seed, and the previous round's feedback.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundAsk<'a, F> {
+    /// 1-based.
+    pub round: u32,
+    /// [`round_seed`] of the run's seed.
+    pub seed: u64,
+    /// What was wrong with the previous round (replaced each round, never
+    /// accumulated; empty for the first).
+    pub feedback: &'a [F],
 }
 
-/// Options of [`Engine::revise_whole`] and [`Engine::revise_harness`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Revise {
-    /// Rounds at most.
-    pub rounds: u32,
-    /// Release only an artefact the measure accepted (`converged`); otherwise the best
-    /// round ends in a failure naming the measure and its last feedback.
-    pub require_measure: bool,
+/// A round's artefact and how it was judged.
+#[derive(Clone, Debug)]
+pub struct Judged<A, F> {
+    /// The whole artefact (with whatever the caller keeps beside it).
+    pub artefact: A,
+    /// Whether the gate passed it.
+    pub gate_passed: bool,
+    /// Hard violations the gate found.
+    pub hard_violations: usize,
+    /// The measure's view.
+    pub assessment: Assessment,
+    /// Feedback for the next round (the gate's findings, then the measure's).
+    pub feedback: Vec<F>,
+    /// Events the round proposed (for the trace).
+    pub events: usize,
+    /// Proposer calls the round made.
+    pub calls: u64,
 }
-
-impl Revise {
-    /// `rounds` rounds, releasing whatever passes the gate.
-    pub fn gate_only(rounds: u32) -> Self {
-        Revise {
-            rounds,
-            require_measure: false,
-        }
-    }
-
-    /// `rounds` rounds, releasing only what the measure accepts.
-    pub fn measured(rounds: u32) -> Self {
-        Revise {
-            rounds,
-            require_measure: true,
-        }
-    }
-}
-
-/// The domain's [`Assemble::assemble`], for a loop generic over any domain.
-type AssembleFn<'a, D> =
-    &'a dyn Fn(&<D as Domain>::Spec, Vec<<D as Domain>::Event>) -> <D as Domain>::Artefact;
-
-/// How a round gets its artefact: one whole request assembled by the domain, or the
-/// full harness over the plan.
-#[derive(Clone, Copy)]
-enum Rounds<'a, D: Domain> {
-    Whole(AssembleFn<'a, D>),
-    Harness,
-}
-
-/// Hard-violation lines given back as feedback, at most this many.
-const GATE_FEEDBACK_LINES: usize = 12;
 
 /// The best round so far.
-struct Best<D: Domain> {
-    rank: (bool, usize, f64),
-    artefact: D::Artefact,
-    report: GateReport<D::Location>,
-    converged: bool,
-    feedback: Vec<String>,
-    /// Why its sections were kept with dropped events.
-    drop_notes: Vec<String>,
+#[derive(Clone, Debug)]
+pub struct Kept<A> {
+    /// Which round (1-based).
+    pub round: u32,
+    /// Its artefact.
+    pub artefact: A,
+    /// Whether the gate passed it.
+    pub gate_passed: bool,
+    /// The measure's view of it.
+    pub assessment: Assessment,
+    rank: Rank,
 }
 
-fn better(a: (bool, usize, f64), b: (bool, usize, f64)) -> bool {
-    // (gate failed?, hard violations, score): smaller is better; strict, so ties keep b.
-    (a.0, a.1) < (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && a.2 < b.2)
+impl<A> Kept<A> {
+    /// Whether it may be released under `require_measure`: gate passed and, if the
+    /// measure is required, the measure satisfied.
+    pub fn releasable(&self, require_measure: bool) -> bool {
+        self.gate_passed && (!require_measure || self.assessment.converged)
+    }
 }
 
-/// The seed of harness round `round` (1-based): the run's seed for the first round.
-fn round_seed(seed: u64, round: u32) -> u64 {
-    seed ^ u64::from(round - 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+/// How rounds compare: smaller is better.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+struct Rank {
+    gate_failed: bool,
+    hard: usize,
+    unsatisfied: bool,
+    score: f64,
 }
 
-impl<D: Assemble> Engine<D> {
-    /// Generate–measure–revise with one whole-artefact request per round (Libretto's
-    /// original loop, no ladder): the proposer must get every hard rule right itself.
-    pub async fn revise_whole(
-        &self,
-        spec: &D::Spec,
-        proposer: &dyn Proposer<D>,
-        measure: &dyn Measure<D>,
-        seed: u64,
-        options: Revise,
-    ) -> Outcome<D> {
-        let assemble = |spec: &D::Spec, events| self.domain.assemble(spec, events);
-        self.revise_loop(
-            spec,
-            proposer,
-            measure,
+/// The loop's rules and state: which round is next, what it is told, which round is
+/// best, when to stop (see the module doc).
+#[derive(Debug)]
+pub struct Revising<A, F> {
+    seed: u64,
+    rounds: u32,
+    next_round: u32,
+    feedback: Vec<F>,
+    best: Option<Kept<A>>,
+    calls: u64,
+    judged: u32,
+    done: bool,
+}
+
+/// How the loop ended.
+#[derive(Debug)]
+pub struct Revised<A> {
+    /// The best judged round (`None` when no round could be judged).
+    pub best: Option<Kept<A>>,
+    /// Rounds judged.
+    pub judged: u32,
+    /// Rounds asked, judged or not.
+    pub asked: u32,
+}
+
+impl<A, F: Display> Revising<A, F> {
+    /// At most `options.rounds` rounds from `seed`.
+    pub fn new(seed: u64, options: Revise) -> Self {
+        Revising {
             seed,
-            options,
-            Rounds::Whole(&assemble),
-        )
-        .await
-    }
-}
-
-impl<D: Domain> Engine<D> {
-    /// Generate–measure–revise with the full propose–verify–repair loop over the plan
-    /// per round. Section requests carry the round's feedback first, and each round
-    /// after the first re-seeds the proposer (the run's seed mixed with the round), so
-    /// a deterministic proposer that cannot read feedback still offers a different
-    /// artefact.
-    pub async fn revise_harness(
-        &self,
-        spec: &D::Spec,
-        proposer: &dyn Proposer<D>,
-        measure: &dyn Measure<D>,
-        seed: u64,
-        options: Revise,
-    ) -> Outcome<D> {
-        self.revise_loop(spec, proposer, measure, seed, options, Rounds::Harness)
-            .await
-    }
-
-    async fn revise_loop(
-        &self,
-        spec: &D::Spec,
-        proposer: &dyn Proposer<D>,
-        measure: &dyn Measure<D>,
-        seed: u64,
-        options: Revise,
-        rounds: Rounds<'_, D>,
-    ) -> Outcome<D> {
-        let mode = match rounds {
-            Rounds::Whole(_) => RunMode::Revise,
-            Rounds::Harness => RunMode::ReviseHarness,
-        };
-        let planned = self.domain.plan(spec);
-        let plan = planned.as_deref().unwrap_or_default();
-        let mut run = Run::new(self, spec, plan, proposer, seed, mode);
-        if let Err(e) = &planned {
-            return run.fail(vec![Diagnostic::engine_msg(e.to_string())], None);
+            rounds: options.rounds,
+            next_round: 1,
+            feedback: Vec::new(),
+            best: None,
+            calls: 0,
+            judged: 0,
+            done: false,
         }
-        let mut feedback: Vec<Feedback<D::Location>> = Vec::new();
-        let mut best: Option<Best<D>> = None;
-        for round in 1..=options.rounds {
-            let first_call = run.totals.proposer_calls + 1;
-            let first_entry = run.entries.len();
-            let produced = match rounds {
-                Rounds::Whole(assemble) => run.whole_round(&feedback, round, assemble).await,
-                Rounds::Harness => {
-                    run.seed = round_seed(seed, round);
-                    run.harness_round(&feedback).await
-                }
-            };
-            let (artefact, events) = match produced {
-                Ok(p) => p,
-                Err((diag, partial)) => match best {
-                    Some(_) => break,
-                    None => return run.fail(vec![diag], partial),
-                },
-            };
-            run.totals.rounds += 1;
-            let report = self.gate.judge(spec, &artefact);
-            let assessment = measure.assess(&artefact);
-            let hard = usize::try_from(report.hard_count()).unwrap_or(usize::MAX);
-            let next = round_feedback(&report, &assessment);
-            let converged = report.passed && assessment.converged;
-            let rank = (!report.passed, hard, assessment.score);
-            let is_best = best.as_ref().is_none_or(|b| better(rank, b.rank));
-            run.entries.push(Entry::Round(RoundRecord {
-                round,
-                call: first_call,
-                events,
-                gate_passed: report.passed,
-                hard_violations: hard,
-                score: assessment.score,
-                converged,
-                best: is_best,
-                feedback: next.iter().map(ToString::to_string).collect(),
-                measure: assessment.facts.clone(),
-            }));
-            if is_best {
-                best = Some(Best {
-                    rank,
-                    artefact,
-                    report,
-                    converged: assessment.converged,
-                    feedback: assessment.feedback.clone(),
-                    drop_notes: run.drop_notes(first_entry),
-                });
-            }
-            self.report(Progress::Round {
-                round,
-                total: options.rounds,
-            });
-            if converged {
-                break;
-            }
-            feedback = next;
-        }
-        let Some(b) = best else {
-            return run.fail(
-                vec![Diagnostic::engine_msg(
-                    "no revise round was run (rounds = 0)",
-                )],
-                None,
-            );
-        };
-        if options.require_measure && b.report.passed && !b.converged {
-            let mut diagnostics = vec![Diagnostic::engine_msg(format!(
-                "measure `{}` not satisfied after {} round{}; the best round passed the gate \
-                 but is not released",
-                measure.name(),
-                run.totals.rounds,
-                if run.totals.rounds == 1 { "" } else { "s" }
-            ))];
-            diagnostics.extend(
-                b.feedback
-                    .iter()
-                    .map(|f| Diagnostic::engine_msg(format!("{}: {f}", measure.name()))),
-            );
-            return run.fail_judged(diagnostics, b.report, b.artefact);
-        }
-        run.conclude_with(b.report, b.artefact, b.drop_notes)
-    }
-}
-
-impl<D: Domain> Run<'_, D> {
-    /// One whole-artefact request; the artefact and its event count.
-    async fn whole_round(
-        &mut self,
-        feedback: &[Feedback<D::Location>],
-        round: u32,
-        assemble: AssembleFn<'_, D>,
-    ) -> Result<(D::Artefact, usize), RoundError<D>> {
-        let state = self.engine.domain.initial_state(self.spec);
-        let called = self
-            .call(Ask {
-                kind: RequestKind::Whole,
-                section: None,
-                state: &state,
-                feedback,
-                attempt: round - 1,
-            })
-            .await
-            .map_err(|d| (d, None))?;
-        let events = called.events.len();
-        Ok((assemble(self.spec, called.events), events))
     }
 
-    /// The whole harness over the plan, every section request carrying `feedback`.
-    async fn harness_round(
-        &mut self,
-        feedback: &[Feedback<D::Location>],
-    ) -> Result<(D::Artefact, usize), RoundError<D>> {
-        let domain = &self.engine.domain;
-        let proposed_before = self.totals.events_proposed;
-        let mut state = domain.initial_state(self.spec);
-        for index in 0..self.plan.len() {
-            if let Err(diag) = self.fill_section(index, &mut state, feedback, 0).await {
-                return Err((diag, Some(domain.finish(self.spec, state))));
-            }
-        }
-        let events = (self.totals.events_proposed - proposed_before) as usize;
-        Ok((domain.finish(self.spec, state), events))
-    }
-}
-
-/// Why a round produced no artefact, and what it had made so far.
-type RoundError<D> = (
-    Diagnostic<<D as Domain>::Location>,
-    Option<<D as Domain>::Artefact>,
-);
-
-/// The gate's hard violations (at most [`GATE_FEEDBACK_LINES`]) then the measure's lines.
-fn round_feedback<L: Clone>(report: &GateReport<L>, assessment: &Assessment) -> Vec<Feedback<L>> {
-    let hard = report.hard().count();
-    let mut next: Vec<Feedback<L>> = report
-        .hard()
-        .take(GATE_FEEDBACK_LINES)
-        .map(|v| Feedback::Violation {
-            rule: v.predicate,
-            location: v.location.clone(),
-            reason: v.reason.clone(),
+    /// The next round to run, or `None` when the loop is over (rounds spent, a round
+    /// satisfied both judges, or [`Revising::stop`]).
+    pub fn next(&self) -> Option<RoundAsk<'_, F>> {
+        (!self.done && self.next_round <= self.rounds).then(|| RoundAsk {
+            round: self.next_round,
+            seed: round_seed(self.seed, self.next_round),
+            feedback: &self.feedback,
         })
-        .collect();
-    if hard > GATE_FEEDBACK_LINES {
-        next.push(Feedback::MoreViolations {
-            count: hard - GATE_FEEDBACK_LINES,
-        });
     }
-    next.extend(
-        assessment
-            .feedback
-            .iter()
-            .map(|text| Feedback::Measure { text: text.clone() }),
-    );
-    next
+
+    /// The round asked last produced `judged`: it is ranked against the best so far,
+    /// its feedback goes to the next round, and the loop ends if it passed the gate
+    /// with the measure satisfied. Returns the round's record for the trace.
+    pub fn judged(&mut self, judged: Judged<A, F>) -> RoundRecord {
+        let round = self.take_round();
+        let first_call = self.calls + 1;
+        self.calls += judged.calls;
+        self.judged += 1;
+        let converged = judged.gate_passed && judged.assessment.converged;
+        let rank = Rank {
+            gate_failed: !judged.gate_passed,
+            hard: judged.hard_violations,
+            unsatisfied: !judged.assessment.converged,
+            score: judged.assessment.score,
+        };
+        let is_best = self.best.as_ref().is_none_or(|b| rank < b.rank);
+        let record = RoundRecord {
+            round,
+            call: first_call,
+            events: judged.events,
+            gate_passed: judged.gate_passed,
+            hard_violations: judged.hard_violations,
+            score: judged.assessment.score,
+            converged,
+            best: is_best,
+            feedback: judged.feedback.iter().map(ToString::to_string).collect(),
+            measure: judged.assessment.facts.clone(),
+        };
+        if is_best {
+            self.best = Some(Kept {
+                round,
+                artefact: judged.artefact,
+                gate_passed: judged.gate_passed,
+                assessment: judged.assessment,
+                rank,
+            });
+        }
+        self.feedback = judged.feedback;
+        self.done |= converged;
+        record
+    }
+
+    /// The round asked last produced nothing that could be judged (an unreadable
+    /// reply); the loop goes on, telling the next round `feedback`.
+    pub fn unusable(&mut self, feedback: Vec<F>, calls: u64) {
+        self.take_round();
+        self.calls += calls;
+        self.feedback = feedback;
+    }
+
+    /// The round asked last could not be finished and the loop cannot go on (a
+    /// budget spent, a proposer that cannot work).
+    pub fn stop(&mut self) {
+        self.take_round();
+        self.done = true;
+    }
+
+    /// The best round so far.
+    pub fn best(&self) -> Option<&Kept<A>> {
+        self.best.as_ref()
+    }
+
+    /// How the loop ended.
+    pub fn finish(self) -> Revised<A> {
+        Revised {
+            best: self.best,
+            judged: self.judged,
+            asked: self.next_round - 1,
+        }
+    }
+
+    fn take_round(&mut self) -> u32 {
+        let round = self.next_round;
+        self.next_round += 1;
+        round
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(gate_passed: bool, hard: usize, converged: bool, score: f64) -> Judged<u32, String> {
+        Judged {
+            artefact: 0,
+            gate_passed,
+            hard_violations: hard,
+            assessment: Assessment {
+                score,
+                converged,
+                ..Assessment::default()
+            },
+            feedback: vec![format!("score {score}")],
+            events: 1,
+            calls: 1,
+        }
+    }
+
+    /// Runs `rounds` through a loop of `max` rounds; returns the best round, the
+    /// rounds judged, and the feedback each round was given.
+    fn drive(max: u32, rounds: Vec<Judged<u32, String>>) -> (Option<u32>, u32, Vec<Vec<String>>) {
+        let mut revising = Revising::new(5, Revise::measured(max));
+        let mut given = Vec::new();
+        let mut rounds = rounds.into_iter();
+        while let Some(ask) = revising.next() {
+            given.push(ask.feedback.to_vec());
+            let Some(mut j) = rounds.next() else { break };
+            j.artefact = ask.round;
+            revising.judged(j);
+        }
+        let revised = revising.finish();
+        (revised.best.map(|b| b.artefact), revised.judged, given)
+    }
+
+    #[test]
+    fn a_round_satisfying_both_judges_is_kept_over_a_lower_score_and_ends_the_loop() {
+        // Round 1 passes the gate with a better score but the measure unsatisfied;
+        // round 2 satisfies both: it is the best (releasable under require_measure),
+        // and round 3 is never asked.
+        let (best, judged, given) = drive(
+            3,
+            vec![
+                judged(true, 0, false, 1.0),
+                judged(true, 0, true, 4.0),
+                judged(true, 0, true, 0.0),
+            ],
+        );
+        assert_eq!((best, judged), (Some(2), 2));
+        assert_eq!(given, [vec![], vec!["score 1".to_string()]]);
+    }
+
+    #[test]
+    fn the_gate_then_hard_violations_then_the_score_rank_rounds_and_ties_keep_the_first() {
+        let rounds = || {
+            vec![
+                judged(false, 2, false, 0.0),
+                judged(false, 1, false, 9.0),
+                judged(false, 1, false, 3.0),
+                judged(false, 1, false, 3.0),
+            ]
+        };
+        assert_eq!(drive(4, rounds()).0, Some(3));
+        let mut passed = rounds();
+        passed.push(judged(true, 0, false, 99.0));
+        assert_eq!(drive(5, passed).0, Some(5));
+    }
+
+    #[test]
+    fn an_unusable_round_passes_its_feedback_on_and_its_calls_count() {
+        let mut revising: Revising<u32, String> = Revising::new(5, Revise::gate_only(4));
+        assert_eq!(revising.next().map(|a| (a.round, a.seed)), Some((1, 5)));
+        revising.unusable(vec!["unreadable".into()], 2);
+        let ask = revising.next().unwrap();
+        assert_eq!(
+            (ask.round, ask.feedback),
+            (2, &["unreadable".to_string()][..])
+        );
+        assert_eq!(ask.seed, round_seed(5, 2));
+        let record = revising.judged(judged(false, 1, false, 0.0));
+        assert_eq!((record.round, record.call, record.best), (2, 3, true));
+        revising.stop();
+        assert!(revising.next().is_none());
+        let revised = revising.finish();
+        assert_eq!((revised.judged, revised.asked), (1, 3));
+        assert_eq!(revised.best.map(|b| b.round), Some(2));
+    }
+
+    #[test]
+    fn each_round_has_its_own_seed_and_the_first_is_the_runs() {
+        let seeds: std::collections::BTreeSet<u64> = (1..=64).map(|r| round_seed(11, r)).collect();
+        assert_eq!(seeds.len(), 64);
+        assert_eq!(round_seed(11, 1), 11);
+    }
 }

@@ -29,7 +29,8 @@ pub struct WorkflowArgs {
     /// rounds are also capped by `[harness] max_proposer_calls`).
     #[arg(long)]
     pub rounds: Option<u32>,
-    /// Seed of the embedded proposers and of the model's sampling (round r uses seed + r).
+    /// Seed of the embedded proposers and of the model's sampling (round 1 uses it, each
+    /// later round a mix of it and the round, as every revise loop does).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Write the released piece here (format by extension); a piece not released is

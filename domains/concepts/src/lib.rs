@@ -45,7 +45,8 @@ use species::{Device, SpeciesAuthor, SpeciesCheck};
 /// The first seed Cantus writes a concept's worked example with: the example
 /// is the first of `EXAMPLE_SEED`, `EXAMPLE_SEED + 1`, … (at most
 /// [`EXAMPLE_TRIES`]) that meets the challenge. Far from the seeds people give,
-/// so a round (the run's seed plus the round) rarely repeats the example.
+/// so a round's seed ([`cantus_framework::round_seed`] of the run's) rarely
+/// repeats the example.
 pub const EXAMPLE_SEED: u64 = 1 << 32;
 /// Seeds tried for the worked example.
 pub const EXAMPLE_TRIES: u64 = 8;

@@ -6,7 +6,8 @@
 
 use async_trait::async_trait;
 use cantus_framework::{
-    AskOptions, ModelBackend, ModelError, ModelReply, ModelRequest, Outcome as EngineOutcome, Usage,
+    AskOptions, ModelBackend, ModelError, ModelReply, ModelRequest, Outcome as EngineOutcome,
+    Usage, round_seed,
 };
 use cantus_libretto::workflow::extend::{ExtendJob, ExtendRequest};
 use cantus_libretto::workflow::generate::{GenerateJob, GenerateRequest, Style, embedded_author};
@@ -204,7 +205,9 @@ async fn a_morph_between_two_released_serial_pieces_is_released() {
     };
     let job = MorphJob::new(&req).unwrap();
     let author = Recombiner::new(&req).unwrap();
-    let run = job.run(&author, 8, 0).await;
+    // About one recombination in six passes LIB-PROGRESS (32 of seeds 0–199), so
+    // eight rounds release about three runs in four; run seed 3 is one of them.
+    let run = job.run(&author, 8, 3).await;
     let Outcome::Released { piece, round } = &run.outcome else {
         panic!("not released:\n{}", run.text());
     };
@@ -399,8 +402,24 @@ async fn generation_asked_of_a_model_reports_rounds_calls_tokens_and_the_gate_no
         second.contains("- length: the piece has 16 bars; write 64–179 bars"),
         "{second}"
     );
-    assert_eq!(requests[1].sampling.seed, Some(9));
+    // Seeded as every revise loop seeds its rounds: the run's seed, then a mix.
+    assert_eq!(requests[0].sampling.seed, Some(7));
+    assert_eq!(requests[1].sampling.seed, Some(round_seed(7, 2)));
+    assert_ne!(round_seed(7, 2), 7);
     assert_eq!(run.json()["calls"], 3);
+    // Each round left the revise loop's record, as an engine's trace writes it: the
+    // same answer three times, so the first stays the best (ties keep the earlier).
+    let trace = run.json()["trace"].clone();
+    let records = trace.as_array().unwrap();
+    assert_eq!(records.len(), 3);
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r["kind"], "round");
+        assert_eq!(r["round"], i + 1);
+        assert_eq!(r["call"], i + 1);
+        assert_eq!(r["gate_passed"], false);
+        assert_eq!(r["best"], i == 0);
+    }
+    assert_eq!(records[0]["feedback"], json!(verdict.feedback()));
 }
 
 #[tokio::test]

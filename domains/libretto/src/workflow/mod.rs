@@ -26,7 +26,7 @@ pub mod teach;
 
 use crate::fill::ModelUsage;
 use crate::gates::{GateId, GateOutcome};
-use cantus_framework::async_trait;
+use cantus_framework::{Assessment, Entry, Judged, Revise, Revising, RoundRecord, async_trait};
 use cantus_music::Score;
 use serde_json::{Value, json};
 
@@ -88,7 +88,7 @@ impl Workflow {
 pub struct Ask<'a> {
     /// 1-based round.
     pub round: u32,
-    /// The round's seed (the run's seed plus the round).
+    /// The round's seed ([`cantus_framework::round_seed`] of the run's).
     pub seed: u64,
     /// What was wrong with the previous round (replaced each round, as the
     /// original's loop replaces it, never accumulated).
@@ -185,6 +185,9 @@ pub struct Round {
     pub notes: Vec<String>,
     /// The round's model calls.
     pub usage: Option<ModelUsage>,
+    /// The revise loop's record of the round, as the engine's traces write it
+    /// (`None` when nothing could be judged).
+    pub record: Option<RoundRecord>,
 }
 
 /// How a run ended.
@@ -331,7 +334,20 @@ impl Run {
             "calls": usage.calls,
             "tokens_in": usage.tokens.tokens_in,
             "tokens_out": usage.tokens.tokens_out,
+            "trace": self.trace(),
         })
+    }
+
+    /// The judged rounds' records as an engine's trace writes them (`{"kind":
+    /// "round", …}`): the same loop, the same record.
+    pub fn trace(&self) -> Vec<Value> {
+        self.rounds
+            .iter()
+            .filter_map(|r| r.record.clone())
+            .map(|record| {
+                serde_json::to_value(Entry::<(), (), ()>::Round(record)).unwrap_or_default()
+            })
+            .collect()
     }
 
     /// The released piece, or the best unreleased one.
@@ -343,11 +359,13 @@ impl Run {
     }
 }
 
-/// The original's loop, with Cantus's release rule: at most `rounds` rounds;
-/// each round's feedback is the previous verdict's (or why it could not be
-/// judged); the best round is kept — a round passing every gate before one
-/// that does not, then the lower score, the first on a tie (the original's
-/// strict `<`); the loop stops at the first round that passes every gate.
+/// The original's loop on the framework's ([`Revising`]): at most `rounds`
+/// rounds; each round's feedback is the previous verdict's (or why it could not be
+/// judged); the best round is kept — a round passing every gate before one that
+/// does not, then fewer gates unmet, then the lower score, the first on a tie (the
+/// original's strict `<`); the loop stops at the first round that passes every
+/// gate. Round `r` is seeded as every revise loop seeds it
+/// ([`cantus_framework::round_seed`]: the run's seed for the first round).
 pub async fn refine(
     workflow: Workflow,
     author: &dyn Author,
@@ -356,57 +374,78 @@ pub async fn refine(
     seed: u64,
     setup: Vec<String>,
 ) -> Run {
+    let mut revising: Revising<(Score, Verdict), String> =
+        Revising::new(seed, Revise::gate_only(rounds.max(1)));
     let mut done: Vec<Round> = Vec::new();
-    let mut best: Option<(Score, u32, Verdict)> = None;
-    let mut feedback: Vec<String> = Vec::new();
     let mut stopped: Option<String> = None;
-    for index in 1..=rounds.max(1) {
+    while let Some(next) = revising.next() {
         let ask = Ask {
-            round: index,
-            seed: seed.wrapping_add(u64::from(index)),
-            feedback: &feedback,
+            round: next.round,
+            seed: next.seed,
+            feedback: next.feedback,
         };
+        let index = ask.round;
         let draft = match author.write(&ask).await {
             Ok(d) => d,
             Err(AuthorError::Round { why, usage }) => {
-                feedback = vec![format!("your last answer could not be used: {why}")];
+                let calls = usage.as_ref().map_or(0, |u| u64::from(u.calls));
+                revising.unusable(
+                    vec![format!("your last answer could not be used: {why}")],
+                    calls,
+                );
                 done.push(Round {
                     index,
                     verdict: None,
                     notes: vec![why],
                     usage: usage.map(|u| *u),
+                    record: None,
                 });
                 continue;
             }
             Err(AuthorError::Unavailable(why)) => {
                 stopped = Some(why);
+                revising.stop();
                 break;
             }
         };
         let verdict = judge.judge(&draft.score);
-        feedback = verdict.feedback();
+        let mut feedback = verdict.feedback();
         feedback.extend(draft.notes.iter().cloned());
-        let passed = verdict.passed();
-        let better = best
-            .as_ref()
-            .is_none_or(|(_, _, b)| (!passed, verdict.score) < (!b.passed(), b.score));
+        let record = revising.judged(Judged {
+            gate_passed: verdict.passed(),
+            hard_violations: verdict.unmet().len(),
+            assessment: Assessment {
+                score: verdict.score,
+                converged: true,
+                feedback: Vec::new(),
+                facts: verdict
+                    .measures
+                    .as_object()
+                    .map(|m| m.clone().into_iter().collect())
+                    .unwrap_or_default(),
+            },
+            feedback,
+            events: 0,
+            calls: draft.usage.as_ref().map_or(0, |u| u64::from(u.calls)),
+            artefact: (draft.score, verdict.clone()),
+        });
         done.push(Round {
             index,
-            verdict: Some(verdict.clone()),
+            verdict: Some(verdict),
             notes: draft.notes,
             usage: draft.usage,
+            record: Some(record),
         });
-        if better {
-            best = Some((draft.score, index, verdict));
-        }
-        if passed {
-            break;
-        }
     }
-    let outcome = match best {
-        Some((piece, round, v)) if v.passed() => Outcome::Released { piece, round },
-        Some((piece, round, v)) => {
-            let unmet = v.unmet();
+    let outcome = match revising.finish().best {
+        Some(kept) if kept.gate_passed => Outcome::Released {
+            piece: kept.artefact.0,
+            round: kept.round,
+        },
+        Some(kept) => {
+            let (piece, verdict) = kept.artefact;
+            let round = kept.round;
+            let unmet = verdict.unmet();
             let ids: Vec<&str> = unmet.iter().map(|g| g.id()).collect();
             let stop = stopped
                 .as_ref()
