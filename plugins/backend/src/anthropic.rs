@@ -27,13 +27,12 @@ pub struct Anthropic;
 pub type AnthropicBackend = crate::wire::HttpBackend<Anthropic>;
 
 inventory::submit! {
-    BackendFactory {
-        kind: "anthropic",
-        version: env!("CARGO_PKG_VERSION"),
-        description: "Anthropic Messages API (no constrained decoding)",
-        build: crate::wire::build::<Anthropic>,
-        bare: false,
-    }
+    BackendFactory::new(
+        "anthropic",
+        env!("CARGO_PKG_VERSION"),
+        "Anthropic Messages API (no constrained decoding)",
+        crate::wire::build::<Anthropic>,
+    )
 }
 
 impl WireFormat for Anthropic {

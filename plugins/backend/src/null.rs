@@ -23,13 +23,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 inventory::submit! {
-    BackendFactory {
-        kind: "null",
-        version: env!("CARGO_PKG_VERSION"),
-        description: "the null model: a uniformly random string of each request's GBNF constraint (no server; the control a model is reported beside)",
+    BackendFactory::new(
+        "null",
+        env!("CARGO_PKG_VERSION"),
+        "the null model: a uniformly random string of each request's GBNF constraint (no server; the control a model is reported beside)",
         build,
-        bare: true,
-    }
+    )
+    .bare()
 }
 
 fn build(_config: &Config, backend: &BackendConfig) -> Result<Arc<dyn ModelBackend>, ModelError> {

@@ -19,13 +19,12 @@ pub struct Ollama;
 pub type OllamaBackend = crate::wire::HttpBackend<Ollama>;
 
 inventory::submit! {
-    BackendFactory {
-        kind: "ollama",
-        version: env!("CARGO_PKG_VERSION"),
-        description: "Ollama native chat API (/api/chat; JSON-schema format)",
-        build: crate::wire::build::<Ollama>,
-        bare: false,
-    }
+    BackendFactory::new(
+        "ollama",
+        env!("CARGO_PKG_VERSION"),
+        "Ollama native chat API (/api/chat; JSON-schema format)",
+        crate::wire::build::<Ollama>,
+    )
 }
 
 impl WireFormat for Ollama {

@@ -25,13 +25,12 @@ pub struct OpenAi;
 pub type OpenAiBackend = crate::wire::HttpBackend<OpenAi>;
 
 inventory::submit! {
-    BackendFactory {
-        kind: "openai",
-        version: env!("CARGO_PKG_VERSION"),
-        description: "OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp, Ollama /v1)",
-        build: crate::wire::build::<OpenAi>,
-        bare: false,
-    }
+    BackendFactory::new(
+        "openai",
+        env!("CARGO_PKG_VERSION"),
+        "OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp, Ollama /v1)",
+        crate::wire::build::<OpenAi>,
+    )
 }
 
 impl WireFormat for OpenAi {

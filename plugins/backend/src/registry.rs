@@ -17,7 +17,27 @@ use std::sync::Arc;
 pub type BuildFn =
     fn(config: &Config, backend: &BackendConfig) -> Result<Arc<dyn ModelBackend>, ModelError>;
 
-/// Builds a backend of one kind from its `[backend]` table.
+/// Builds a backend of one kind from its `[backend]` table. Made with
+/// [`BackendFactory::new`] (and [`BackendFactory::bare`] for a kind that needs no
+/// wrappers), so a field added later breaks no factory outside this crate:
+///
+/// ```
+/// use cantus_backend::{BackendConfig, BackendFactory, Config};
+/// use cantus_framework::{ModelBackend, ModelError};
+/// use std::sync::Arc;
+///
+/// fn build(_: &Config, _: &BackendConfig) -> Result<Arc<dyn ModelBackend>, ModelError> {
+///     Err(ModelError::Config("not built in this example".into()))
+/// }
+///
+/// inventory::submit! {
+///     BackendFactory::new("echo", "0.1.0", "answers with the prompt", build)
+/// }
+/// # fn main() {
+/// #     assert!(cantus_backend::factories().iter().any(|f| f.kind == "echo" && !f.bare));
+/// # }
+/// ```
+#[non_exhaustive]
 pub struct BackendFactory {
     /// The `kind` a config names.
     pub kind: &'static str,
@@ -31,8 +51,33 @@ pub struct BackendFactory {
     /// transiently (the null model): [`build`] returns it without the deadline, retry
     /// and concurrency wrappers, so its calls cost nothing more and run where they are
     /// made. Every kind that waits on something — a server, a library, a program — is
-    /// `false`.
+    /// `false` (the default).
     pub bare: bool,
+}
+
+impl BackendFactory {
+    /// The factory of `kind`, its backends wrapped in the `[backend]` table's deadline,
+    /// retries and concurrency limit.
+    pub const fn new(
+        kind: &'static str,
+        version: &'static str,
+        description: &'static str,
+        build: BuildFn,
+    ) -> Self {
+        BackendFactory {
+            kind,
+            version,
+            description,
+            build,
+            bare: false,
+        }
+    }
+
+    /// The same factory with its backends left unwrapped (see [`BackendFactory::bare`]).
+    pub const fn bare(mut self) -> Self {
+        self.bare = true;
+        self
+    }
 }
 
 inventory::collect!(BackendFactory);

@@ -259,16 +259,15 @@ async fn at_once(backend: Arc<dyn ModelBackend>, n: usize) -> Vec<Result<ModelRe
 // call on each built backend hangs; every call dawdles 150 ms and answers with the
 // number of its calls then in flight.
 inventory::submit! {
-    cantus_backend::BackendFactory {
-        kind: "test-sometimes-hangs",
-        version: "0",
-        description: "a test kind",
-        build: |_config, _backend| Ok(Fake::new(vec![
+    cantus_backend::BackendFactory::new(
+        "test-sometimes-hangs",
+        "0",
+        "a test kind",
+        |_config, _backend| Ok(Fake::new(vec![
             Step::Hang,
             Step::Dawdle(Duration::from_millis(150)),
         ])),
-        bare: false,
-    }
+    )
 }
 
 #[tokio::test]

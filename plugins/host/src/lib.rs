@@ -34,23 +34,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 inventory::submit! {
-    BackendFactory {
-        kind: "dynamic",
-        version: env!("CARGO_PKG_VERSION"),
-        description: "a shared library exporting the Cantus plugin C ABI (config: path)",
-        build: build_dynamic,
-        bare: false,
-    }
+    BackendFactory::new(
+        "dynamic",
+        env!("CARGO_PKG_VERSION"),
+        "a shared library exporting the Cantus plugin C ABI (config: path)",
+        build_dynamic,
+    )
 }
 
 inventory::submit! {
-    BackendFactory {
-        kind: "subprocess",
-        version: env!("CARGO_PKG_VERSION"),
-        description: "a program speaking the Cantus JSON-lines plugin protocol (config: command)",
-        build: build_subprocess,
-        bare: false,
-    }
+    BackendFactory::new(
+        "subprocess",
+        env!("CARGO_PKG_VERSION"),
+        "a program speaking the Cantus JSON-lines plugin protocol (config: command)",
+        build_subprocess,
+    )
 }
 
 /// The per-call timeout of a `[backend]` table.
