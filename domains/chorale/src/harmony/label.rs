@@ -17,6 +17,8 @@
 
 use super::{Chord, Quality, spelling_among};
 use crate::pitch::{Tonality, Tone};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// One tone sounding in a beat, with how it arrived.
 #[derive(Clone, Copy, Debug)]
@@ -176,15 +178,64 @@ fn floor(
     floor
 }
 
+/// What a label is a function of: the beat's tones (each with how it arrived and
+/// its weight's bits), the chord before, the key.
+#[derive(PartialEq, Eq, Hash)]
+struct Asked {
+    tones: Vec<(Tone, u8, u64)>,
+    prev: Option<Chord>,
+    key: Tonality,
+}
+
+/// Labels kept on a thread at most; the memo is emptied when it is full.
+const MEMO_CAP: usize = 1 << 18;
+
+thread_local! {
+    /// Labels already made on this thread (see [`label`]).
+    static MEMO: RefCell<HashMap<Asked, Option<Chord>>> = RefCell::new(HashMap::new());
+}
+
 /// The chord of a beat: the candidate that leaves least unexplained (ties: the
 /// earlier quality in [`Quality::ALL`], then the lower root). `None` when nothing
 /// sounds at the beat's start.
 ///
 /// Every beat the grammar and the search try is labelled, so this is the hot path
-/// of the domain: a candidate whose [`floor`] already costs as much as the best so
-/// far is passed over without being costed (it cannot win: only a strictly lower
-/// cost does), and each root is spelled once.
+/// of the domain, and the grammar's proofs label one beat the same way many times
+/// over (the same voicing after the same chord, reached by other prefixes): a label
+/// is a function of its arguments alone, so each is made once per thread and
+/// remembered ([`MEMO_CAP`] at most).
 pub(crate) fn label(tones: &[Sounding], prev: Option<Chord>, key: Tonality) -> Option<Chord> {
+    let asked = Asked {
+        tones: tones
+            .iter()
+            .map(|t| {
+                let flags = u8::from(t.on_beat)
+                    | u8::from(t.prepared) << 1
+                    | u8::from(t.by_step) << 2
+                    | u8::from(t.bass) << 3;
+                (t.tone, flags, t.weight.to_bits())
+            })
+            .collect(),
+        prev,
+        key,
+    };
+    if let Some(known) = MEMO.with_borrow(|memo| memo.get(&asked).copied()) {
+        return known;
+    }
+    let chord = choose(tones, prev, key);
+    MEMO.with_borrow_mut(|memo| {
+        if memo.len() >= MEMO_CAP {
+            memo.clear();
+        }
+        memo.insert(asked, chord);
+    });
+    chord
+}
+
+/// [`label`], made: a candidate whose [`floor`] already costs as much as the best
+/// so far is passed over without being costed (it cannot win: only a strictly lower
+/// cost does), and each root is spelled once.
+fn choose(tones: &[Sounding], prev: Option<Chord>, key: Tonality) -> Option<Chord> {
     let bass = tones.iter().find(|t| t.bass && t.on_beat)?.tone;
     let spelled: Vec<Tone> = tones.iter().map(|t| t.tone).collect();
     let mask = |on_beat_only: bool| {
@@ -396,5 +447,70 @@ mod tests {
             }
         }
         assert_eq!(differ, 0);
+    }
+
+    #[test]
+    fn the_memo_tells_apart_every_argument_a_label_depends_on() {
+        // Random beats, each asked again with one thing changed — a tone's weight,
+        // one of how it arrived, the chord before, the key — right after it: were
+        // that thing left out of the memo's key, the twin would be handed the
+        // first's label. Every label must be the labeller's, and for every kind of
+        // change some twin must be labelled apart (else the test proves nothing).
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let names = [
+            "C", "C#", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B",
+        ];
+        let keys = [key(), Tonality::of(Key::from_fifths(-3, Mode::Minor))];
+        let mut apart = [0usize; 7];
+        for _ in 0..4000 {
+            let n = 3 + next(3) as usize;
+            let tones: Vec<Sounding> = (0..n)
+                .map(|i| {
+                    let name = names[next(names.len() as u64) as usize];
+                    let mut t = s(&format!("{name}{}", 2 + next(3)), i == 0);
+                    t.on_beat = i < 3 || next(2) == 0;
+                    t.prepared = next(3) == 0;
+                    t.by_step = next(2) == 0;
+                    t.weight = if t.on_beat { 1.0 } else { 0.5 };
+                    t
+                })
+                .collect();
+            let mut any_chord = || {
+                let root = next(12) as usize;
+                Some(Chord {
+                    root: root as u8,
+                    quality: Quality::ALL[next(9) as usize],
+                    bass: 0,
+                    root_spelling: s(&format!("{}3", names[root]), false).tone.spelling,
+                })
+            };
+            let (prev, other) = (any_chord(), any_chord());
+            let k = keys[next(2) as usize];
+            let j = 1 + next(n as u64 - 1) as usize;
+            let base = label(&tones, prev, k);
+            assert_eq!(base, choose(&tones, prev, k));
+            for (kind, apart) in apart.iter_mut().enumerate() {
+                let (mut t, mut p, mut kk) = (tones.clone(), prev, k);
+                match kind {
+                    0 => t[j].weight = 0.25,
+                    1 => t[j].on_beat = !t[j].on_beat,
+                    2 => t[j].prepared = !t[j].prepared,
+                    3 => t[j].by_step = !t[j].by_step,
+                    4 => t[0].bass = false,
+                    5 => p = other,
+                    _ => kk = keys[usize::from(k == keys[0])],
+                }
+                let twin = label(&t, p, kk);
+                assert_eq!(twin, choose(&t, p, kk), "change {kind}");
+                *apart += usize::from(twin != base);
+            }
+        }
+        assert!(apart.iter().all(|&n| n > 0), "{apart:?}");
     }
 }

@@ -45,7 +45,8 @@ use crate::harmony::{Chord, Role};
 use crate::pitch::{Part, Tone};
 use crate::rules::{self, CADENCE_LOOK_BACK, Profile};
 use cantus_music::Time;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// A beat's chord and closing chord (see [`crate::analysis::Beat`]).
 type Chords = (Option<Chord>, Option<(Time, Chord)>);
@@ -76,7 +77,19 @@ pub(crate) struct Prover<'c> {
     pub budget: usize,
     dead: HashSet<State>,
     live: HashSet<State>,
+    /// The voicings to try at a beat, by what they depend on ([`Moves`]): many
+    /// states share their last beat, and so their next beat's voicings.
+    moves: HashMap<Moves, Rc<[Voicing]>>,
 }
+
+/// What [`nearest_first`] reads of a prefix at its next beat `b`: `b` (the
+/// soprano, the phrase), the tones of the last slice before it and the lower
+/// parts' notes ending where it begins (what the motion rules judge), and the
+/// lower parts of the beat before (what the voicings are sorted by).
+type Moves = (usize, [Option<Tone>; 4], [Option<Tone>; 3], Option<Voicing>);
+
+/// Voicing lists a prover keeps at most; it forgets them all when it has more.
+const MOVES_CAP: usize = 1 << 12;
 
 impl<'c> Prover<'c> {
     /// A prover of ways to beat `goal` (or the last beat, if sooner), judging at
@@ -89,6 +102,7 @@ impl<'c> Prover<'c> {
             budget,
             dead: HashSet::new(),
             live: HashSet::new(),
+            moves: HashMap::new(),
         }
     }
 
@@ -106,7 +120,7 @@ impl<'c> Prover<'c> {
         if self.live.contains(&state) {
             return Some(true);
         }
-        for v in nearest_first(a, b, self.profile) {
+        for &v in self.moves_at(a, b).iter() {
             self.budget = self.budget.checked_sub(1)?;
             if !push_voicing(a, &v) {
                 continue;
@@ -128,6 +142,37 @@ impl<'c> Prover<'c> {
         }
         self.dead.insert(state);
         Some(false)
+    }
+
+    /// [`nearest_first`] at beat `b` of `a`, made once for each [`Moves`].
+    fn moves_at(&mut self, a: &Analysis, b: usize) -> Rc<[Voicing]> {
+        let c = &a.chorale;
+        let start = c.beat_start(a.number_of(b));
+        let ending = |p: Part| {
+            c.parts[p.index()]
+                .last()
+                .filter(|n| n.end() == start)
+                .map(|n| n.tone)
+        };
+        let before = match b {
+            0 => [None; 4],
+            _ => a.slices.last().map_or([None; 4], |s| s.tones),
+        };
+        let key: Moves = (
+            b,
+            before,
+            [Part::Alto, Part::Tenor, Part::Bass].map(ending),
+            b.checked_sub(1).and_then(|p| written(a, p)),
+        );
+        if let Some(known) = self.moves.get(&key) {
+            return Rc::clone(known);
+        }
+        if self.moves.len() >= MOVES_CAP {
+            self.moves.clear();
+        }
+        let made: Rc<[Voicing]> = nearest_first(a, b, self.profile).into();
+        self.moves.insert(key, Rc::clone(&made));
+        made
     }
 
     /// The state `a` leaves for the rules still to judge (see the module).
