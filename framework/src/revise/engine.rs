@@ -204,12 +204,13 @@ impl<D: Domain> Engine<D> {
                 ),
             };
         };
+        let releasable = best.releasable(options.require_measure);
         let Judgement {
             artefact,
             report,
             drop_notes,
         } = best.artefact;
-        if options.require_measure && report.passed && !best.assessment.converged {
+        if report.passed && !releasable {
             let mut diagnostics = vec![Diagnostic::engine_msg(format!(
                 "measure `{}` not satisfied after {} round{}; the best round passed the gate \
                  but is not released",

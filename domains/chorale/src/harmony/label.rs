@@ -404,15 +404,19 @@ mod tests {
     /// Pruning changes no label: on 20,000 beats of random tones (spelled in
     /// the key or not, on or off the beat, prepared, by step or leapt to, with
     /// and without a chord before), the pruned labeller and the plain search agree.
-    #[test]
-    fn pruning_changes_no_label() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
+    /// Seeded draws below `n` (xorshift): the random beats of the tests below.
+    fn draws(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state % n
-        };
+        }
+    }
+
+    #[test]
+    fn pruning_changes_no_label() {
+        let mut next = draws(0x2545_f491_4f6c_dd1du64);
         let names = [
             "C", "C#", "Db", "D", "D#", "Eb", "E", "F", "F#", "Gb", "G", "G#", "Ab", "A", "A#",
             "Bb", "B",
@@ -456,13 +460,7 @@ mod tests {
         // that thing left out of the memo's key, the twin would be handed the
         // first's label. Every label must be the labeller's, and for every kind of
         // change some twin must be labelled apart (else the test proves nothing).
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = draws(0x9e37_79b9_7f4a_7c15u64);
         let names = [
             "C", "C#", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B",
         ];
