@@ -20,7 +20,7 @@ use cantus_music::Score;
 use cantus_twelve_tone::baselines::compose_baseline;
 use cantus_twelve_tone::compose::{Composer, budget, model_budget};
 use cantus_twelve_tone::gate::{GateMode, Rule, SerialGate};
-use cantus_twelve_tone::plugin::job::degeneracy_measure;
+use cantus_twelve_tone::plugin::{self, job::degeneracy_measure};
 use cantus_twelve_tone::proposer::llm::LlmProposer;
 use cantus_twelve_tone::raw::{RawOutcome, RawVerdict};
 use cantus_twelve_tone::rungs::every_rung;
@@ -103,6 +103,7 @@ pub async fn run(
         Work::Piece(spec) => {
             let why = condition
                 .lacks_rung("twelve-tone", &every_rung().ids())
+                .or_else(|| plugin::forms().refuses("twelve-tone", &condition.form()))
                 .or_else(|| condition.not_applicable(model.configured.is_some()));
             let made = match why {
                 Some(why) => Made {
@@ -424,15 +425,11 @@ async fn whole(
         return made;
     };
     let options = condition.ask(&m.settings.ask(false));
-    match compose_baseline(
-        spec,
-        seed,
-        m.backend.as_ref(),
-        &options,
-        &condition.baseline(),
-    )
-    .await
-    {
+    let Some(baseline) = condition.baseline() else {
+        // `run` refuses a prompt style the domain lacks before it gets here.
+        return Made::failed(format!("no twelve-tone prompt style {}", condition.prompt));
+    };
+    match compose_baseline(spec, seed, m.backend.as_ref(), &options, &baseline).await {
         Err(e) => Made::failed(format!("cannot plan this piece: {e}")),
         Ok(raw) => {
             let files =

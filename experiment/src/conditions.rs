@@ -13,6 +13,7 @@ use cantus_framework::{
     AskOptions, Freedom, Ladder, ModelBackend, ModelError, ModelReply, ModelRequest, RungId,
     async_trait,
 };
+use cantus_registry::{Form, Prompt, Whole, WholeStyle};
 use cantus_twelve_tone::TwelveTone;
 use cantus_twelve_tone::baselines::{Baseline, PromptStyle};
 use cantus_twelve_tone::rungs::{every_rung, ladder, model_ladder};
@@ -87,6 +88,33 @@ fn rung_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<RungId>>, D::E
         .map(Some)
 }
 
+/// Every prompt style some domain's one-reply form asks in, each once: the
+/// twelve-tone domain's and those of every registered domain's trials
+/// ([`cantus_registry::Trials::forms`]).
+pub fn known_styles() -> Vec<WholeStyle> {
+    let mut known = cantus_twelve_tone::plugin::forms().whole;
+    for unit in cantus_registry::domains() {
+        if let Ok(trials) = unit.trial_sets() {
+            known.extend(trials.forms().whole);
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    known.retain(|s| seen.insert(s.id));
+    known
+}
+
+/// A condition's `prompt`, checked against every style a domain has
+/// ([`known_styles`]): an unknown style, or rounds where a style takes none, is
+/// refused where it is written. Whether the domain of the experiment's tasks has the
+/// style is asked when a run is made ([`cantus_registry::Forms::refuses`]).
+fn prompt_style<'de, D: Deserializer<'de>>(d: D) -> Result<Prompt, D::Error> {
+    let prompt = Prompt::deserialize(d)?;
+    prompt
+        .check(&known_styles())
+        .map_err(serde::de::Error::custom)?;
+    Ok(prompt)
+}
+
 /// One condition.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,8 +135,9 @@ pub struct Condition {
     /// Libretto's revise loop with this many rounds (sections mode); 0 is none.
     #[serde(default)]
     pub revise_rounds: u32,
-    #[serde(default)]
-    pub prompt: PromptStyle,
+    /// The one-reply form's prompt style (`plain` unless named).
+    #[serde(default, deserialize_with = "prompt_style")]
+    pub prompt: Prompt,
     /// Added to every request.
     #[serde(default)]
     pub instruction: Option<String>,
@@ -139,7 +168,7 @@ impl Condition {
             return None;
         }
         let mut why = Vec::new();
-        if self.prompt != PromptStyle::Plain {
+        if !self.prompt.is_plain() {
             why.push("a prompt style");
         }
         if self.instruction.is_some() {
@@ -190,13 +219,28 @@ impl Condition {
         every.select(&named).unwrap_or_default()
     }
 
-    /// The whole-piece baseline this condition asks for.
-    pub fn baseline(&self) -> Baseline {
-        Baseline {
-            style: self.prompt,
+    /// The form this condition asks a trial for.
+    pub fn form(&self) -> Form<'_> {
+        match self.proposer {
+            ProposerMode::Sections => Form::Sections {
+                revise_rounds: self.revise_rounds,
+            },
+            ProposerMode::Whole => Form::Whole(Whole {
+                prompt: &self.prompt,
+                instruction: self.instruction.as_deref(),
+                constrained: self.constrained,
+            }),
+        }
+    }
+
+    /// The twelve-tone whole-piece baseline this condition asks for, if its prompt
+    /// is one of that domain's styles.
+    pub fn baseline(&self) -> Option<Baseline> {
+        Some(Baseline {
+            style: PromptStyle::of(&self.prompt)?,
             instruction: self.instruction.clone(),
             constrained: self.constrained,
-        }
+        })
     }
 
     /// The model as this condition asks it: with its instruction added to every

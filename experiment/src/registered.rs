@@ -1,29 +1,32 @@
 //! A registered domain's task set and one trial of a task (the third kind of work,
 //! `[tasks] domain = "<id>"`). [`tasks`] finds the domain in the registry and has it
-//! read the rest of the table. `run` applies the condition — the model's backend
-//! wrapped with the condition's instruction and asked with its constrained decoding
-//! and freedom, the ladder or none, its replans — and the domain runs and judges the
+//! read the rest of the table. `run` applies the condition — its form (sections,
+//! with or without revise rounds, or one reply in a prompt style), the model's
+//! backend wrapped with the condition's instruction (sections only: a one-reply
+//! prompt is the domain's to write) and asked with its constrained decoding and
+//! freedom, the ladder or none, its replans — and the domain runs and judges the
 //! trial ([`cantus_registry::Trial`]); what it [`Tried`] becomes the record: outcome,
-//! strict verdict by rule, the loop's counts, cost, choice, the piece (its first
-//! format, as text), the trace and the domain's own measures. Nothing here knows the
-//! domain.
+//! the strict (and any lenient) gate's verdict by rule, the loop's counts, cost,
+//! choice, the piece (its first format, as text), the trace, a degeneracy verdict and
+//! the domain's own measures. Nothing here knows the domain.
 //!
 //! A condition's named rungs are the domain's own ([`cantus_registry::Trials::rungs`]):
 //! the trial climbs them in the condition's order ([`Attempt::ladder`]).
 //!
-//! What does not apply, and says so in the record: whole-piece replies (no domain
-//! offers the runner a one-reply baseline), a rung the domain does not have,
-//! Libretto's revise loop (its measure is calibrated on serial pieces), with the
-//! embedded proposer a prompt instruction or constrained decoding, and whatever the
-//! domain's own trial refuses ([`cantus_registry::Trial::not_applicable`]).
+//! What does not apply, and says so in the record: a form the domain's trials do not
+//! run ([`cantus_registry::Trials::forms`]), with the embedded proposer a prompt
+//! instruction or constrained decoding, a rung the domain does not have, and whatever
+//! the domain's own trial refuses ([`cantus_registry::Trial::not_applicable`]).
 
 use super::cell::{Judged, Made};
-use super::conditions::{Condition, ProposerMode};
+use super::conditions::Condition;
 use super::file::Model;
 use super::folder;
 use super::record::{Counts, FileCheck, Key, RunOutcome, Verdict};
 use super::tasks::{FamilyId, Registered, Task, TaskId, Work};
-use cantus_registry::{Attempt, DomainId, Made as Made_, RunDir, Tried, View, layout};
+use cantus_registry::{
+    Attempt, DomainId, Form, Judgement, Made as Made_, RunDir, Tried, View, layout,
+};
 use serde::Serialize;
 use std::path::Path;
 
@@ -72,30 +75,25 @@ pub fn tasks(
     Ok(out)
 }
 
-/// Why `condition` does not apply to a registered domain's task with this model (the
-/// domain's own refusals aside), if it does not.
-pub fn not_applicable(domain: &str, condition: &Condition, configured: bool) -> Option<String> {
-    let mut why = Vec::new();
-    if condition.proposer == ProposerMode::Whole {
-        why.push("a whole-piece reply (no one-reply baseline is run for a registered domain)");
+/// Why `condition` does not apply to a registered domain's task with this model, if
+/// it does not: a form its trials do not run ([`cantus_registry::Forms::refuses`]),
+/// a rung it lacks, or, for the embedded proposer, a prompt or constrained decoding.
+/// (The domain's own refusals come after these: [`cantus_registry::Trial::not_applicable`].)
+pub fn not_applicable(
+    domain: &str,
+    trials: Option<&dyn cantus_registry::Trials>,
+    condition: &Condition,
+    configured: bool,
+) -> Option<String> {
+    let forms = trials.map(|t| t.forms()).unwrap_or_default();
+    if let Some(why) = forms.refuses(domain, &condition.form()) {
+        return Some(why);
     }
-    if condition.revise_rounds > 0 {
-        why.push("Libretto's revise loop (its measure is calibrated on serial pieces)");
+    if let Some(why) = condition.not_applicable(configured) {
+        return Some(why);
     }
-    if !why.is_empty() {
-        return Some(format!(
-            "not for {domain} tasks: this condition is {}",
-            why.join(" and ")
-        ));
-    }
-    if !configured && (condition.constrained || condition.instruction.is_some()) {
-        return Some(
-            "the embedded proposer reads no prompt and decodes no tokens; this condition is \
-             constrained decoding or a prompt instruction"
-                .into(),
-        );
-    }
-    None
+    let rungs = trials.map(|t| t.rungs()).unwrap_or_default();
+    condition.lacks_rung(domain, &rungs)
 }
 
 /// Where a trial writes its folder (`run_folders = true`).
@@ -119,20 +117,20 @@ pub(super) async fn run(
         };
         (made, Judged::default())
     };
-    if let Some(why) = not_applicable(task.domain.as_str(), condition, model.configured.is_some()) {
-        return skipped(why);
-    }
-    let rungs = cantus_registry::find(task.domain.as_str())
+    let trials = cantus_registry::find(task.domain.as_str())
         .ok()
-        .and_then(|unit| unit.trial_sets().ok())
-        .map(|trials| trials.rungs())
-        .unwrap_or_default();
-    if let Some(why) = condition.lacks_rung(task.domain.as_str(), &rungs) {
+        .and_then(|unit| unit.trial_sets().ok());
+    let configured = model.configured.is_some();
+    if let Some(why) = not_applicable(task.domain.as_str(), trials, condition, configured) {
         return skipped(why);
     }
+    let form = condition.form();
     let asked = model.configured.as_ref().map(|m| {
         let mut asked = super::file::registry_model(m);
-        asked.backend = condition.backend(&m.backend);
+        // A one-reply prompt is the domain's to write, the instruction its to place.
+        if matches!(form, Form::Sections { .. }) {
+            asked.backend = condition.backend(&m.backend);
+        }
         asked.ask = condition.ask(&asked.ask);
         asked
     });
@@ -141,24 +139,39 @@ pub(super) async fn run(
         model: asked.as_ref(),
         rungs: condition.rungs.as_deref(),
         replans: condition.replans,
+        form,
     };
     if let Some(why) = task.trial.not_applicable(&attempt) {
         return skipped(why);
     }
     let tried = task.trial.run(attempt).await;
     let files = folder.map(|f| (f.key, write(f.out, f.key, &task.domain, &tried, seed)));
+    let strict = tried.judgement.as_ref().map(verdict);
+    let lenient = tried.lenient.as_ref();
+    // The lenient gate releases what the strict one released, and also what it
+    // refused only on the rules — not what something else (a measure, a budget)
+    // held back.
+    let held_back = strict.as_ref().is_some_and(|v| v.passed) && !tried.released;
     let judged = Judged {
-        strict: tried.judgement.as_ref().map(|j| Verdict {
-            passed: j.passed,
-            violations: j
-                .violations
-                .iter()
-                .map(|(rule, n)| (rule.as_str().to_owned(), *n))
-                .collect(),
-        }),
-        ..Judged::default()
+        relaxed: lenient.map(|l| verdict(&l.judgement)),
+        released_relaxed: lenient.is_some_and(|l| l.judgement.passed) && !held_back,
+        events_relying_on_tags: lenient.and_then(|l| l.trusted),
+        libretto_degeneracy_passed: tried.degeneracy_passed,
+        strict,
     };
     (super::cell::with_folder(made(tried), files), judged)
+}
+
+/// A gate's verdict as the record keeps it.
+fn verdict(j: &Judgement) -> Verdict {
+    Verdict {
+        passed: j.passed,
+        violations: j
+            .violations
+            .iter()
+            .map(|(rule, n)| (rule.as_str().to_owned(), *n))
+            .collect(),
+    }
 }
 
 /// What the runner records of a trial.

@@ -108,6 +108,7 @@
 
 mod artefact;
 mod compose;
+mod form;
 mod id;
 pub mod layout;
 mod options;
@@ -120,12 +121,13 @@ mod verify;
 
 pub use artefact::{Artefact, ArtefactKind, View};
 pub use compose::{Compose, Composed, DomainError, Job, Model, ProgressFn, Request, Run};
+pub use form::{Form, Forms, Prompt, Whole, WholeStyle};
 pub use id::{BadDomainId, DomainId};
 pub use options::{Args, ArgsError, Opt, OptKind};
 pub use review::{Analysis, Finding, Place, Review, Reviewed, Verdict};
 pub use run_dir::{OutputError, RunDir};
 pub use trials::{
-    Attempt, Judgement, Made, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
+    Attempt, Judgement, Lenient, Made, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
 };
 pub use unit::{
     DomainPlugin, Missing, ProposerInfo, Registration, Shortcut, Unit, UnknownDomain,

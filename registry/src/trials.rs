@@ -16,6 +16,7 @@
 
 use crate::artefact::{Artefact, View};
 use crate::compose::Model;
+use crate::form::{Form, Forms};
 use crate::id::DomainId;
 use cantus_framework::{
     Budget, Domain, Entry, GateReport, Ladder, Outcome, RuleId, RungId, Severity, Totals,
@@ -38,6 +39,13 @@ pub trait Trials: Send + Sync {
     /// is given. None (the default) for a domain without a ladder.
     fn rungs(&self) -> Vec<RungId> {
         Vec::new()
+    }
+
+    /// The condition forms its trials run: the runner records a condition asking for
+    /// another as not applicable ([`Forms::refuses`]) and never hands it to a trial.
+    /// Sections without the revise loop (the default) is every domain's.
+    fn forms(&self) -> Forms {
+        Forms::default()
     }
 
     /// A name under `[tasks]` that also selects this task set, its keys in a table
@@ -91,6 +99,9 @@ pub struct Attempt<'a> {
     pub rungs: Option<&'a [RungId]>,
     /// Replans per section, when the condition sets them.
     pub replans: Option<u32>,
+    /// How the artefact is asked for: always one of the domain's
+    /// [`Trials::forms`].
+    pub form: Form<'a>,
 }
 
 impl Attempt<'_> {
@@ -193,6 +204,22 @@ pub struct Tried {
     /// beats): the report gives each per cell as a mean over the runs that have it,
     /// with its interval. Empty when the domain measures nothing.
     pub measures: BTreeMap<String, f64>,
+    /// A second, lenient gate's verdict on the artefact, for a domain that has one
+    /// (twelve-tone's relaxed gate, which takes the generator's tags on trust): the
+    /// report sets its delivery beside the strict gate's.
+    pub lenient: Option<Lenient>,
+    /// Whether the artefact passed a degeneracy gate, for a domain that judges one
+    /// (Libretto's, against the domain's reference).
+    pub degeneracy_passed: Option<bool>,
+}
+
+/// A lenient gate's verdict, and what it took on trust.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lenient {
+    pub judgement: Judgement,
+    /// The artefact's events the lenient gate accepted only on the generator's word
+    /// (the strict gate re-derives them), when the gate counts them.
+    pub trusted: Option<u64>,
 }
 
 impl Tried {
@@ -240,6 +267,8 @@ impl Tried {
             sections: sections.len() as u64,
             trace: trace_bytes,
             measures: BTreeMap::new(),
+            lenient: None,
+            degeneracy_passed: None,
         }
     }
 }

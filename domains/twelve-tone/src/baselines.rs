@@ -20,6 +20,7 @@ use cantus_framework::{
     Usage,
 };
 use cantus_music::Spelling;
+use cantus_registry::{Prompt, WholeStyle};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -36,6 +37,33 @@ pub enum PromptStyle {
     /// The raw prompt, then `rounds` × (the model critiques its piece against the
     /// rules; the model rewrites it), with no verifier in between.
     SelfRefine { rounds: u32 },
+}
+
+impl PromptStyle {
+    /// The styles as an experiment's condition names them (`prompt = { style =
+    /// "self-refine", rounds = 2 }`): the domain's one-reply form.
+    pub const STYLES: &'static [WholeStyle] = &[
+        WholeStyle::PLAIN,
+        WholeStyle {
+            id: "soft-rules",
+            rounds: false,
+        },
+        WholeStyle {
+            id: "self-refine",
+            rounds: true,
+        },
+    ];
+
+    /// The style a condition's `prompt` names, if it is one of [`PromptStyle::STYLES`].
+    pub fn of(prompt: &Prompt) -> Option<PromptStyle> {
+        prompt.check(Self::STYLES).ok()?;
+        match (prompt.style.as_str(), prompt.rounds) {
+            ("plain", None) => Some(PromptStyle::Plain),
+            ("soft-rules", None) => Some(PromptStyle::SoftRules),
+            ("self-refine", Some(rounds)) => Some(PromptStyle::SelfRefine { rounds }),
+            _ => None,
+        }
+    }
 }
 
 /// One prompt-only baseline: its style, an extra instruction, and whether the reply
@@ -251,6 +279,33 @@ mod tests {
     use crate::spec::compile_brief;
     use cantus_framework::{ModelError, async_trait};
     use std::sync::Mutex;
+
+    #[test]
+    fn a_condition_names_each_style_as_the_style_itself_is_written() {
+        for (written, style) in [
+            (r#"{"style":"plain"}"#, PromptStyle::Plain),
+            (r#"{"style":"soft-rules"}"#, PromptStyle::SoftRules),
+            (
+                r#"{"style":"self-refine","rounds":2}"#,
+                PromptStyle::SelfRefine { rounds: 2 },
+            ),
+        ] {
+            let prompt: Prompt = serde_json::from_str(written).unwrap();
+            assert_eq!(PromptStyle::of(&prompt), Some(style), "{written}");
+            assert_eq!(serde_json::to_string(&style).unwrap(), written);
+            assert_eq!(serde_json::to_string(&prompt).unwrap(), written);
+        }
+        let unknown = Prompt {
+            style: "terse".into(),
+            rounds: None,
+        };
+        assert_eq!(PromptStyle::of(&unknown), None);
+        let no_rounds = Prompt {
+            style: "self-refine".into(),
+            rounds: None,
+        };
+        assert_eq!(PromptStyle::of(&no_rounds), None);
+    }
 
     /// Answers from a script and keeps every request.
     struct Scripted {

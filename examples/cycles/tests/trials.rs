@@ -4,7 +4,7 @@
 //! without the ladder.
 
 use cantus_example_cycles::trials::CyclesTrials;
-use cantus_registry::{Attempt, DomainId, TaskTable, Trials, View};
+use cantus_registry::{Attempt, DomainId, Form, TaskTable, Trials, View};
 use std::path::Path;
 
 fn table(json: serde_json::Value) -> TaskTable {
@@ -21,6 +21,7 @@ fn attempt(seed: u64, repair: bool) -> Attempt<'static> {
         // The whole ladder, or none.
         rungs: if repair { None } else { Some(&[]) },
         replans: None,
+        form: Form::SECTIONS,
     }
 }
 

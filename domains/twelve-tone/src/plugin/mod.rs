@@ -20,8 +20,18 @@ pub mod verify;
 
 pub use labels::row_labels;
 
+use crate::baselines::PromptStyle;
 use cantus_music::Score;
-use cantus_registry::{DomainId, DomainPlugin, Unit};
+use cantus_registry::{DomainId, DomainPlugin, Forms, Unit};
+
+/// The condition forms the domain's experiment trials run: sections, with or
+/// without Libretto's revise loop, and one reply in each of its prompt styles.
+pub fn forms() -> Forms {
+    Forms {
+        revise: true,
+        whole: PromptStyle::STYLES.to_vec(),
+    }
+}
 
 /// The twelve-tone domain's plugin.
 pub struct TwelveTonePlugin;
