@@ -22,8 +22,8 @@ use crate::experiment::run::{
     Plan, Quarantined, RunError, grid, read_whole_results, results_path, run as run_grid,
 };
 use crate::experiment::shard::Shard;
-use crate::experiment::tasks::{TaskError, from_bank};
 use cantus_bounded as bounded;
+use cantus_twelve_tone::plugin::tasks::{TaskError, from_bank};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;

@@ -10,7 +10,7 @@
 
 use super::conditions::{Condition, ConditionId, shipped};
 use super::metrics::degeneracy::Weights;
-use super::tasks::{SingleFactor, Task, Work, from_bank};
+use super::tasks::Task;
 use cantus_backend::{ConfigError, TomlSource};
 use cantus_backend::{Configured, ModelSource};
 use cantus_registry::DomainId;
@@ -24,8 +24,8 @@ pub const MAX_RUNS: u32 = 1_000;
 /// The most bootstrap resamples.
 pub const MAX_RESAMPLES: u32 = 100_000;
 
-/// The file as written; `T` is its `[tasks]` table: [`RawTasks`] for the task sets
-/// the runner knows, a plain table for a registered domain's (which reads it itself).
+/// The file as written; its `[tasks]` table is a registered domain's (which reads it
+/// itself).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw<T> {
@@ -43,21 +43,10 @@ struct Raw<T> {
     run_folders: bool,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTasks {
-    #[serde(default)]
-    bank: Option<Spanned<PathBuf>>,
-    #[serde(default)]
-    single_factor: Option<SingleFactor>,
-    /// Use only the first N tasks (a quick look at a big set).
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
 /// What says whose `[tasks]` table it is: `domain = "<id>"` names a registered
 /// domain's task set, and so does a table a domain's trials name
-/// ([`cantus_registry::Trials::table_name`], counterpoint's `[tasks.fux]`).
+/// ([`cantus_registry::Trials::table_name`], counterpoint's `[tasks.fux]`); a table
+/// naming neither is the default domain's (twelve-tone's `bank`, `single_factor`).
 #[derive(Debug, Deserialize)]
 struct Probe {
     tasks: toml::Table,
@@ -85,13 +74,10 @@ fn named_sets() -> impl Iterator<Item = (&'static str, DomainId)> {
     })
 }
 
-/// The task set, as the file gives it.
-enum TaskSource {
-    Known(RawTasks),
-    /// A registered domain's `[tasks]` table, `domain` included, and the table it
-    /// was written in, when a domain's named table (`fux`) rather than `[tasks]`.
-    Registered(toml::Table, Option<&'static str>),
-}
+/// The task set, as the file gives it: a registered domain's `[tasks]` table,
+/// `domain` included, and the table it was written in, when a domain's named table
+/// (`fux`) rather than `[tasks]`.
+struct TaskSource(toml::Table, Option<&'static str>);
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -242,20 +228,29 @@ impl Experiment {
         let registered = toml::from_str::<Probe>(&text)
             .ok()
             .and_then(|p| p.registered());
-        let raw: Raw<TaskSource> = if let Some(named) = registered {
-            let raw = source.parse::<Raw<toml::Table>>()?;
-            match named {
-                None => raw.map_tasks(|t| TaskSource::Registered(t, None)),
-                Some((name, domain)) => {
-                    let tasks = named_table(raw.tasks.clone(), name, &domain)
-                        .map_err(|problem| source.error_at(&["tasks"], problem))?;
-                    raw.map_tasks(|_| TaskSource::Registered(tasks, Some(name)))
-                }
+        let raw = source.parse::<Raw<toml::Table>>()?;
+        let raw: Raw<TaskSource> = match registered {
+            Some(None) => raw.map_tasks(|t| TaskSource(t, None)),
+            Some(Some((name, domain))) => {
+                let tasks = named_table(raw.tasks.clone(), name, &domain)
+                    .map_err(|problem| source.error_at(&["tasks"], problem))?;
+                raw.map_tasks(|_| TaskSource(tasks, Some(name)))
             }
-        } else {
-            source
-                .parse::<Raw<RawTasks>>()?
-                .map_tasks(TaskSource::Known)
+            None => {
+                let domain = cantus_registry::default_domain().ok_or_else(|| {
+                    source.error_at(
+                        &["tasks"],
+                        "names no domain (`domain = \"<id>\"`), and no domain is registered",
+                    )
+                })?;
+                raw.map_tasks(|mut t| {
+                    t.insert(
+                        "domain".into(),
+                        toml::Value::String(domain.id().as_str().into()),
+                    );
+                    TaskSource(t, None)
+                })
+            }
         };
         let dir = path.parent().unwrap_or(Path::new("."));
         source.count(&["runs"], raw.runs.into(), 1, MAX_RUNS.into())?;
@@ -409,18 +404,19 @@ impl Experiment {
                 .into());
         }
 
-        let tasks = match &raw.tasks {
-            TaskSource::Known(known) => known_tasks(known, &source, dir)?,
-            TaskSource::Registered(table, named) => {
-                registered_tasks(table.clone(), *named, &source, dir)?
-            }
-        };
+        let TaskSource(table, named) = &raw.tasks;
+        let tasks = registered_tasks(table.clone(), *named, &source, dir)?;
         let mut metrics = raw.metrics;
         metrics.reference = match metrics.reference {
             Some(paths) => Some(paths.iter().map(|p| dir.join(p)).collect()),
             // The shipped corpus is serial music: nothing to measure counterpoint (or
             // any other domain) against.
-            None if tasks.iter().any(|t| !matches!(t.work, Work::Piece(_))) => Some(Vec::new()),
+            None if tasks
+                .iter()
+                .any(|t| t.domain != cantus_twelve_tone::plugin::ID) =>
+            {
+                Some(Vec::new())
+            }
             None => None,
         };
         let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
@@ -478,55 +474,6 @@ fn named_table(
     }
     table.insert("domain".into(), toml::Value::String(domain.as_str().into()));
     Ok(table)
-}
-
-/// The tasks of a bank file or the single-factor generator, with their `limit`.
-fn known_tasks(
-    raw: &RawTasks,
-    source: &TomlSource<'_>,
-    dir: &Path,
-) -> Result<Vec<Task>, FileError> {
-    let mut tasks = match (&raw.bank, &raw.single_factor) {
-        (Some(bank), None) => {
-            let file = dir.join(bank.get_ref());
-            from_bank(&file).map_err(|e| {
-                FileError::from(source.error_at_span(bank.span(), format!("`tasks.bank`: {e}")))
-            })?
-        }
-        (None, Some(design)) => design
-            .tasks()
-            .map_err(|e| source.error_at(&["tasks", "single_factor"], e))?,
-        _ => {
-            return Err(source
-                .error_at(
-                    &["tasks"],
-                    format!(
-                        "must give exactly one of `bank` (a file of briefs), `single_factor` \
-                         (the twelve-tone generator) and `domain` (a registered domain's own \
-                         task set){}",
-                        named_tables()
-                    ),
-                )
-                .into());
-        }
-    };
-    if let Some(n) = raw.limit {
-        tasks.truncate(n);
-    }
-    Ok(tasks)
-}
-
-/// The tables registered domains' trials name under `[tasks]`, for a message: `, or
-/// a table a domain reads (`fux`: counterpoint)`.
-fn named_tables() -> String {
-    let named: Vec<String> = named_sets()
-        .map(|(name, domain)| format!("`{name}`: {domain}"))
-        .collect();
-    if named.is_empty() {
-        String::new()
-    } else {
-        format!(", or a table a domain reads ({})", named.join(", "))
-    }
 }
 
 /// The task set of the registered domain `[tasks] domain` names, read by the domain

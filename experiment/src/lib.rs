@@ -16,9 +16,9 @@
 //! `results.jsonl` and `report.json` are formats other programs read.
 //!
 //! The runner belongs to no one domain, so it lives here, over the domains' own
-//! jobs: `file` (the experiment TOML), `tasks` (bank files, the single-factor
-//! generator), `registered` (any registered domain's task set and trials —
-//! counterpoint's, the chorale's, a new domain's — through
+//! trials: `file` (the experiment TOML), `tasks` (a task of a domain's set),
+//! `registered` (every registered domain's task set and trials — twelve-tone's bank
+//! and single-factor design, counterpoint's, the chorale's, a new domain's — through
 //! `cantus_registry::Trials`), `conditions` (conditions as data), `cell` (one run),
 //! `record` (one line of results),
 //! `run` (the grid and resuming), `jobs` (pieces in flight at once), `shard` (one

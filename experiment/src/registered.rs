@@ -23,9 +23,10 @@ use super::conditions::Condition;
 use super::file::Model;
 use super::folder;
 use super::record::{Counts, FileCheck, Key, RunOutcome, Verdict};
-use super::tasks::{FamilyId, Registered, Task, TaskId, Work};
+use super::tasks::{FamilyId, Task, TaskId};
 use cantus_registry::{
-    Attempt, DomainId, Form, Judgement, Made as Made_, RunDir, Tried, View, layout,
+    Attempt, DomainId, Form, Judgement, Made as Made_, RunDir, RunFolder, Study, Tried, View,
+    layout,
 };
 use serde::Serialize;
 use std::path::Path;
@@ -62,14 +63,15 @@ pub fn tasks(
             )));
         }
         out.push(Task {
-            origin: format!("tasks ({domain}): {}", t.id),
+            origin: t
+                .origin
+                .unwrap_or_else(|| format!("tasks ({domain}): {}", t.id)),
             id: TaskId(t.id),
             family: FamilyId(t.family),
             brief: t.brief,
-            work: Work::Registered(Registered {
-                domain: domain.clone(),
-                trial: t.trial,
-            }),
+            domain: domain.clone(),
+            voices: t.voices,
+            trial: t.trial,
         });
     }
     Ok(out)
@@ -104,7 +106,7 @@ pub(super) struct Folder<'a> {
 
 /// Runs `task` with `model` under `condition` at `seed`.
 pub(super) async fn run(
-    task: &Registered,
+    task: &Task,
     model: &Model,
     condition: &Condition,
     seed: u64,
@@ -134,18 +136,34 @@ pub(super) async fn run(
         asked.ask = condition.ask(&asked.ask);
         asked
     });
+    let asked_folder = folder.as_ref().map(|f| {
+        let path = f.out.join(folder::folder_path(f.key));
+        (path, study(f.key))
+    });
     let attempt = Attempt {
         seed,
         model: asked.as_ref(),
         rungs: condition.rungs.as_deref(),
         replans: condition.replans,
         form,
+        folder: asked_folder
+            .as_ref()
+            .map(|(path, study)| cantus_registry::Folder { path, study }),
     };
     if let Some(why) = task.trial.not_applicable(&attempt) {
         return skipped(why);
     }
     let tried = task.trial.run(attempt).await;
-    let files = folder.map(|f| (f.key, write(f.out, f.key, &task.domain, &tried, seed)));
+    let files = folder.map(|f| {
+        let relative = folder::folder_path(f.key);
+        let checks = match &tried.folder {
+            RunFolder::Runner => write(f.out, f.key, &task.domain, &tried, seed),
+            RunFolder::Trial(Ok(())) => folder::checks(f.out, &relative, &[]),
+            RunFolder::Trial(Err(e)) => Err(e.clone()),
+            RunFolder::Skipped => Ok(Vec::new()),
+        };
+        (f.key, checks)
+    });
     let strict = tried.judgement.as_ref().map(verdict);
     let lenient = tried.lenient.as_ref();
     // The lenient gate releases what the strict one released, and also what it
@@ -159,7 +177,22 @@ pub(super) async fn run(
         libretto_degeneracy_passed: tried.degeneracy_passed,
         strict,
     };
-    (super::cell::with_folder(made(tried), files), judged)
+    let one_reply = matches!(form, Form::Whole(_));
+    (
+        super::cell::with_folder(made(tried, one_reply), files),
+        judged,
+    )
+}
+
+/// The study cell of `key`, which its folder's `report.json` names so `cantus blind`
+/// can pair the folder with others.
+fn study(key: &Key) -> Study {
+    Study {
+        task: key.task.0.clone(),
+        model: key.model.clone(),
+        condition: key.condition.0.clone(),
+        run: key.run,
+    }
 }
 
 /// A gate's verdict as the record keeps it.
@@ -174,8 +207,9 @@ fn verdict(j: &Judgement) -> Verdict {
     }
 }
 
-/// What the runner records of a trial.
-fn made(mut tried: Tried) -> Made {
+/// What the runner records of a trial; `one_reply`: it asked for the whole artefact
+/// in one reply, so it has a cost but no loop counts.
+fn made(mut tried: Tried, one_reply: bool) -> Made {
     // A score without a note (every proposer call failed) is no piece.
     if let Some(Made_ {
         view: View::Score(s),
@@ -204,7 +238,8 @@ fn made(mut tried: Tried) -> Made {
         },
     };
     let t = tried.totals.unwrap_or_default();
-    let ran_loop = t.events_proposed > 0 || t.proposer_calls > 0 || tried.sections > 0;
+    let ran_loop =
+        !one_reply && (t.events_proposed > 0 || t.proposer_calls > 0 || tried.sections > 0);
     Made {
         outcome,
         reason: if outcome == RunOutcome::Released {
@@ -214,7 +249,6 @@ fn made(mut tried: Tried) -> Made {
         },
         score,
         text,
-        plan: None,
         counts: ran_loop.then(|| Counts {
             proposed: t.events_proposed,
             accepted_as_proposed: t.accepted,
@@ -242,16 +276,8 @@ struct FolderReport<'a> {
     reason: &'a str,
     seed: u64,
     /// The study cell, so `cantus blind DIR` can pair folders.
-    study: Study<'a>,
+    study: Study,
     violations: Option<std::collections::BTreeMap<&'a str, u64>>,
-}
-
-#[derive(Serialize)]
-struct Study<'a> {
-    task: &'a str,
-    model: &'a str,
-    condition: &'a str,
-    run: u32,
 }
 
 /// Writes `key`'s folder under `out`: the artefact in each of its formats, the trace
@@ -283,12 +309,7 @@ fn write(
         released: tried.released,
         reason: &tried.reason,
         seed,
-        study: Study {
-            task: &key.task.0,
-            model: &key.model,
-            condition: &key.condition.0,
-            run: key.run,
-        },
+        study: study(key),
         violations: tried.judgement.as_ref().map(|j| {
             j.violations
                 .iter()

@@ -1,30 +1,16 @@
-//! Task sets: what an experiment composes. A task is one brief (compiled to a spec
-//! before anything runs, so a typo is bad input, not a failure half-way through) with
-//! an id and a **family** — the template it was made from — by which the report's
-//! bootstrap resamples, so tasks that share a template are not counted as
-//! independent evidence.
+//! Task sets: what an experiment makes. A task is one thing to make, with an id, a
+//! **family** — the template or source it was made from — by which the report's
+//! bootstrap resamples, so tasks that share a template are not counted as independent
+//! evidence, and the trials its domain runs.
 //!
-//! Twelve-tone briefs come from a bank file (one brief per line, `#` comments, an
-//! optional `[family]` before the brief; without one a task is its own family), or the
-//! single-factor generator of the harness paper's design: for each prime row, the
-//! length swept at a fixed number of voices and the number of voices swept at a fixed
-//! length, one factor at a time; each such setting is a family. `replicates` copies
-//! of every family differ in meter and tempo, drawn from a seeded generator: the
-//! defaults give the 40-task bank (4 rows × 10 settings), and `replicates = 101`
-//! the 4040-task design.
-//!
-//! Besides them: any registered domain's own task set (`[tasks] domain = "<id>"`,
-//! or a table the domain names, as counterpoint's `[tasks.fux]`;
-//! [`Work::Registered`]): the domain reads the rest of the table and runs each task
-//! itself (`registered.rs`, [`cantus_registry::Trials`]).
+//! Every task set is a registered domain's own (`[tasks] domain = "<id>"`, a table
+//! the domain names, as counterpoint's `[tasks.fux]`, or, naming neither, the default
+//! domain's: twelve-tone's `bank` and `single_factor`): the domain reads the table
+//! and runs each task itself (`registered.rs`, [`cantus_registry::Trials`]).
 
-use cantus_bounded as bounded;
-use cantus_framework::mix_seed;
 use cantus_registry::{DomainId, Trial};
-use cantus_twelve_tone::spec::{Spec, compile_brief};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A task's id, unique in its set (`L12` for line 12 of a bank, `sf-0007` generated).
@@ -49,8 +35,9 @@ impl fmt::Display for FamilyId {
     }
 }
 
-/// One task: what to make, with an id, a family and a line saying what it is.
-#[derive(Clone, Debug)]
+/// One task: what to make, with an id, a family, a line saying what it is, and its
+/// domain's trials.
+#[derive(Clone)]
 pub struct Task {
     pub id: TaskId,
     pub family: FamilyId,
@@ -58,365 +45,17 @@ pub struct Task {
     pub brief: String,
     /// Where it came from (`file:line`), for messages.
     pub origin: String,
-    pub work: Work,
-}
-
-/// What a task asks for, in its domain.
-#[derive(Clone, Debug)]
-pub enum Work {
-    /// A twelve-tone piece to this spec.
-    Piece(Spec),
-    /// A task of a domain found in the registry, which runs its own trials.
-    Registered(Registered),
-}
-
-/// A registered domain's task: the domain's id and its trials.
-#[derive(Clone)]
-pub struct Registered {
+    /// The registered domain whose task it is.
     pub domain: DomainId,
+    /// How many voices the result has, when the task fixes it (`None`: the domain's
+    /// artefact says, if it is a score).
+    pub voices: Option<usize>,
+    /// Its trials.
     pub trial: Arc<dyn Trial>,
 }
 
-impl fmt::Debug for Registered {
+impl fmt::Debug for Task {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Registered({})", self.domain)
-    }
-}
-
-impl Task {
-    /// The domain of what it asks for.
-    pub fn domain(&self) -> DomainId {
-        match &self.work {
-            Work::Piece(_) => cantus_twelve_tone::plugin::ID,
-            Work::Registered(r) => r.domain.clone(),
-        }
-    }
-
-    /// How many voices the result has (`None`: the domain's artefact says, if it is
-    /// a score).
-    pub fn voices(&self) -> Option<usize> {
-        match &self.work {
-            Work::Piece(spec) => Some(spec.voices.len()),
-            Work::Registered(_) => None,
-        }
-    }
-}
-
-/// A brief that does not compile, or a bank file that cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum TaskError {
-    #[error("{}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{origin}: {message}")]
-    Brief { origin: String, message: String },
-}
-
-/// One brief line of a bank file, not yet compiled.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BankLine {
-    /// From 1.
-    pub line: usize,
-    pub family: Option<String>,
-    pub text: String,
-}
-
-/// The brief lines of a bank's `text`: blank lines and `#` comments skipped, an
-/// optional leading `[family]` taken off.
-pub fn bank_lines(text: &str) -> Vec<BankLine> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .map(|(line, l)| {
-            let (family, text) = match l.strip_prefix('[').and_then(|r| r.split_once(']')) {
-                Some((family, rest)) => (Some(family.trim().to_owned()), rest.trim()),
-                None => (None, l),
-            };
-            BankLine {
-                line,
-                family,
-                text: text.to_owned(),
-            }
-        })
-        .collect()
-}
-
-/// The tasks of the bank file at `path` (at most [`bounded::TEXT_FILE_CAP`]); every
-/// brief must compile and ask for something: a line of which no word was understood
-/// is refused (a file that is not a bank — `/etc/passwd`, say — is not composed line
-/// by line on defaults), without quoting it.
-pub fn from_bank(path: &Path) -> Result<Vec<Task>, TaskError> {
-    let text = bounded::read_text(path, bounded::TEXT_FILE_CAP, "bank file").map_err(|source| {
-        TaskError::Read {
-            path: path.to_owned(),
-            source,
-        }
-    })?;
-    let nothing_asked = compile_brief("a piece").map(|c| c.spec).ok();
-    bank_lines(&text)
-        .into_iter()
-        .map(|l| {
-            let id = TaskId(format!("L{:03}", l.line));
-            let family = FamilyId(l.family.unwrap_or_else(|| id.0.clone()));
-            let origin = format!("{}:{}", path.display(), l.line);
-            let asked = compile_brief(&l.text).ok();
-            if let Some(c) = asked
-                && !c.not_understood.is_empty()
-                && Some(&c.spec) == nothing_asked.as_ref()
-            {
-                return Err(TaskError::Brief {
-                    origin,
-                    message: "no word of this line was understood as a brief (a bank file \
-                              holds one brief per line, `#` comments, an optional \
-                              `[family]`); is this a bank file?"
-                        .into(),
-                });
-            }
-            task(id, family, l.text, origin)
-        })
-        .collect()
-}
-
-fn task(id: TaskId, family: FamilyId, brief: String, origin: String) -> Result<Task, TaskError> {
-    let spec = compile_brief(&brief)
-        .map_err(|e| TaskError::Brief {
-            origin: origin.clone(),
-            message: e.to_string(),
-        })?
-        .spec;
-    Ok(Task {
-        id,
-        family,
-        brief,
-        origin,
-        work: Work::Piece(spec),
-    })
-}
-
-/// The single-factor design's factors (every key has the 40-task bank's default).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SingleFactor {
-    /// Prime rows, as the brief compiler names them.
-    pub rows: Vec<String>,
-    /// Lengths swept at `base_voices`.
-    pub lengths: Vec<u32>,
-    /// Voice counts swept at `base_length`.
-    pub voices: Vec<u32>,
-    pub base_length: u32,
-    pub base_voices: u32,
-    /// Copies of each family; the first keeps `meters[0]` and `tempi[0]`, the others
-    /// draw both with `seed`.
-    pub replicates: u32,
-    pub meters: Vec<String>,
-    pub tempi: Vec<u32>,
-    pub seed: u64,
-}
-
-impl Default for SingleFactor {
-    fn default() -> Self {
-        SingleFactor {
-            rows: [
-                "Webern's Op. 21 row",
-                "Schoenberg's Op. 25 row",
-                "Berg's Lyric Suite row",
-                "Webern's Op. 28 row",
-            ]
-            .map(String::from)
-            .to_vec(),
-            lengths: vec![4, 8, 16, 32, 64],
-            voices: vec![1, 2, 3, 4, 5, 6],
-            base_length: 16,
-            base_voices: 2,
-            replicates: 1,
-            meters: ["4/4", "3/4", "2/4", "6/8"].map(String::from).to_vec(),
-            tempi: vec![90, 60, 72, 108, 120],
-            seed: 0,
-        }
-    }
-}
-
-/// The most tasks a generator may make (the 4040-task design fits many times over).
-pub const MAX_GENERATED: usize = 100_000;
-
-impl SingleFactor {
-    /// The (length, voices) settings: the length sweep, then the voice sweep without
-    /// the setting both share.
-    pub fn settings(&self) -> Vec<(u32, u32)> {
-        let mut out: Vec<(u32, u32)> = self
-            .lengths
-            .iter()
-            .map(|&l| (l, self.base_voices))
-            .collect();
-        for &v in &self.voices {
-            if !out.contains(&(self.base_length, v)) {
-                out.push((self.base_length, v));
-            }
-        }
-        out
-    }
-
-    /// How many tasks the design makes.
-    pub fn count(&self) -> usize {
-        self.rows.len() * self.settings().len() * self.replicates as usize
-    }
-
-    /// The tasks, family by family.
-    pub fn tasks(&self) -> Result<Vec<Task>, TaskError> {
-        if self.count() > MAX_GENERATED || self.meters.is_empty() || self.tempi.is_empty() {
-            return Err(TaskError::Brief {
-                origin: "tasks.single_factor".into(),
-                message: format!(
-                    "makes {} tasks from {} meters and {} tempi; at most {MAX_GENERATED} \
-                     tasks, with at least one meter and one tempo",
-                    self.count(),
-                    self.meters.len(),
-                    self.tempi.len()
-                ),
-            });
-        }
-        let mut rng = SplitMix::new(self.seed);
-        let mut out = Vec::with_capacity(self.count());
-        for (r, row) in self.rows.iter().enumerate() {
-            for &(bars, voices) in &self.settings() {
-                let family = FamilyId(format!("r{}-{bars}b-{voices}v", r + 1));
-                for k in 0..self.replicates {
-                    let (meter, tempo) = if k == 0 {
-                        (&self.meters[0], self.tempi[0])
-                    } else {
-                        (
-                            &self.meters[rng.below(self.meters.len())],
-                            self.tempi[rng.below(self.tempi.len())],
-                        )
-                    };
-                    let id = TaskId(format!("sf-{:04}", out.len() + 1));
-                    let brief = brief(bars, voices, meter, tempo, row);
-                    let origin = format!("tasks.single_factor: {family} #{}", k + 1);
-                    out.push(task(id, family.clone(), brief, origin)?);
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// The English brief of one setting.
-fn brief(bars: u32, voices: u32, meter: &str, tempo: u32, row: &str) -> String {
-    let texture = match voices {
-        1 => "one voice".to_owned(),
-        n => format!("{n} voices"),
-    };
-    format!("A {bars}-bar piece for {texture} in {meter} at {tempo} bpm on {row}")
-}
-
-/// A small seeded generator: the `n`th draw is the framework's [`mix_seed`] of the
-/// seed and `n` (SplitMix64 steps), so the same seed gives the same draws on every
-/// machine.
-#[derive(Clone, Debug)]
-pub struct SplitMix {
-    seed: u64,
-    drawn: u64,
-}
-
-impl SplitMix {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> SplitMix {
-        SplitMix { seed, drawn: 0 }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.drawn += 1;
-        mix_seed(self.seed, &[self.drawn])
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_design_is_the_40_task_single_factor_bank() {
-        let design = SingleFactor::default();
-        let tasks = design.tasks().unwrap();
-        assert_eq!(tasks.len(), 40);
-        let families: std::collections::BTreeSet<_> = tasks.iter().map(|t| &t.family).collect();
-        assert_eq!(families.len(), 40);
-        // One factor at a time: every setting differs from the base in one factor.
-        for (bars, voices) in design.settings() {
-            assert!(bars == 16 || voices == 2, "{bars} bars, {voices} voices");
-        }
-        // Every brief says what the spec holds.
-        for t in &tasks {
-            let Work::Piece(spec) = &t.work else {
-                panic!("{}: a generated brief is a piece", t.id)
-            };
-            let (bars, voices) = (spec.bars, spec.voices.len() as u32);
-            assert!(
-                t.brief.starts_with(&format!("A {bars}-bar piece")),
-                "{}: {bars} bars",
-                t.brief
-            );
-            assert!(
-                t.family.0.ends_with(&format!("-{bars}b-{voices}v")),
-                "{}",
-                t.brief
-            );
-        }
-    }
-
-    #[test]
-    fn a_hundred_and_one_replicates_give_the_4040_task_design_deterministically() {
-        let design = SingleFactor {
-            replicates: 101,
-            ..SingleFactor::default()
-        };
-        assert_eq!(design.count(), 4040);
-        let lines = |d: &SingleFactor| {
-            let mut rng = SplitMix::new(d.seed);
-            (0..200)
-                .map(|_| (rng.below(d.meters.len()), rng.below(d.tempi.len())))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(lines(&design), lines(&design.clone()));
-        let families: std::collections::BTreeSet<_> = design
-            .settings()
-            .into_iter()
-            .flat_map(|s| (0..design.rows.len()).map(move |r| (r, s)))
-            .collect();
-        assert_eq!(families.len(), 40);
-    }
-
-    #[test]
-    fn bank_lines_take_an_optional_family() {
-        let lines = bank_lines("# c\n\n[len] A 4-bar trio in 4/4\nA 4-bar duet in 4/4\n");
-        assert_eq!(
-            lines,
-            [
-                BankLine {
-                    line: 3,
-                    family: Some("len".into()),
-                    text: "A 4-bar trio in 4/4".into()
-                },
-                BankLine {
-                    line: 4,
-                    family: None,
-                    text: "A 4-bar duet in 4/4".into()
-                }
-            ]
-        );
+        write!(f, "Task({} {}: {})", self.domain, self.id, self.brief)
     }
 }

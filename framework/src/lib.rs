@@ -127,7 +127,7 @@ pub use predicate::{
 };
 pub use proposer::{
     Feedback, Owed, Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, RequestType,
-    mix_seed,
+    SplitMix, mix_seed,
 };
 pub use repair::{AskProposer, Ladder, PatchScope, RepairRung, RungAction, RungId};
 pub use revise::{

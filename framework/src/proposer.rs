@@ -318,6 +318,38 @@ pub fn mix_seed(seed: u64, parts: &[u64]) -> u64 {
     x
 }
 
+/// A small seeded generator: the `n`th draw is [`mix_seed`] of the seed and `n`
+/// (SplitMix64 steps), so the same seed gives the same draws on every machine. For
+/// draws that must repeat (a generated task set, a bootstrap), not for secrets.
+#[derive(Clone, Debug)]
+pub struct SplitMix {
+    seed: u64,
+    drawn: u64,
+}
+
+impl SplitMix {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> SplitMix {
+        SplitMix { seed, drawn: 0 }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.drawn += 1;
+        mix_seed(self.seed, &[self.drawn])
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Anything that suggests events for a domain.
 #[async_trait]
 pub trait Proposer<D: Domain>: Send + Sync {

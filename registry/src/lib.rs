@@ -127,7 +127,8 @@ pub use options::{Args, ArgsError, Opt, OptKind};
 pub use review::{Analysis, Finding, Place, Review, Reviewed, Verdict};
 pub use run_dir::{OutputError, RunDir};
 pub use trials::{
-    Attempt, Judgement, Lenient, Made, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried,
+    Attempt, Folder, Judgement, Lenient, Made, RunFolder, Study, TaskTable, TaskTableError, Trial,
+    TrialTask, Trials, Tried,
 };
 pub use unit::{
     DomainPlugin, Missing, ProposerInfo, Registration, Shortcut, Unit, UnknownDomain,

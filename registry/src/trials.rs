@@ -21,6 +21,7 @@ use crate::id::DomainId;
 use cantus_framework::{
     Budget, Domain, Entry, GateReport, Ladder, Outcome, RuleId, RungId, Severity, Totals,
 };
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -57,7 +58,10 @@ pub trait Trials: Send + Sync {
     }
 }
 
-/// One task of a domain's set.
+/// One task of a domain's set: [`TrialTask::new`], with [`TrialTask::voices`] and
+/// [`TrialTask::origin`] where they are known (its fields may grow, so it is built
+/// by its constructor).
+#[non_exhaustive]
 pub struct TrialTask {
     /// Unique in the set (`a5-c8`, `bwv269`).
     pub id: String,
@@ -66,8 +70,50 @@ pub struct TrialTask {
     pub family: String,
     /// One line saying what the task asks for.
     pub brief: String,
+    /// Where it was written (`bank.txt:12`), for messages; `None`: the runner names
+    /// it by domain and id.
+    pub origin: Option<String>,
+    /// How many voices its artefact has, when the task fixes it (`None`: the
+    /// artefact says, when it is a score; the record keeps it for runs that made
+    /// none).
+    pub voices: Option<usize>,
     /// Its trials.
     pub trial: Arc<dyn Trial>,
+}
+
+impl TrialTask {
+    /// The task `id` of `family`, asking for `brief`, run by `trial`.
+    pub fn new(
+        id: impl Into<String>,
+        family: impl Into<String>,
+        brief: impl Into<String>,
+        trial: Arc<dyn Trial>,
+    ) -> TrialTask {
+        TrialTask {
+            id: id.into(),
+            family: family.into(),
+            brief: brief.into(),
+            origin: None,
+            voices: None,
+            trial,
+        }
+    }
+
+    /// The task with the number of voices its artefact has.
+    pub fn voices(self, voices: usize) -> TrialTask {
+        TrialTask {
+            voices: Some(voices),
+            ..self
+        }
+    }
+
+    /// The task with the place it was written (`bank.txt:12`).
+    pub fn origin(self, origin: impl Into<String>) -> TrialTask {
+        TrialTask {
+            origin: Some(origin.into()),
+            ..self
+        }
+    }
 }
 
 /// Trials of one task.
@@ -102,6 +148,32 @@ pub struct Attempt<'a> {
     /// How the artefact is asked for: always one of the domain's
     /// [`Trials::forms`].
     pub form: Form<'a>,
+    /// Where the experiment wants the run's folder (`run_folders = true`), for a
+    /// domain that writes its own ([`Tried::folder`]); `None`: no folder is asked
+    /// for, or the runner writes it.
+    pub folder: Option<Folder<'a>>,
+}
+
+/// A run folder the experiment asks a trial for.
+#[derive(Clone, Copy, Debug)]
+pub struct Folder<'a> {
+    /// The folder to write, whole ([`RunDir::create`](crate::RunDir::create) with
+    /// `replace`, then commit).
+    pub path: &'a Path,
+    /// The run's cell, which the folder's `report.json` names as `"study"`.
+    pub study: &'a Study,
+}
+
+/// Which cell of an experiment a run is: what `cantus blind` pairs run folders by
+/// (runs of one task and model under two conditions). Every run folder an experiment
+/// writes names it in its `report.json` as `"study"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Study {
+    pub task: String,
+    pub model: String,
+    pub condition: String,
+    /// From 0; also the run's seed.
+    pub run: u32,
 }
 
 impl Attempt<'_> {
@@ -211,6 +283,24 @@ pub struct Tried {
     /// Whether the artefact passed a degeneracy gate, for a domain that judges one
     /// (Libretto's, against the domain's reference).
     pub degeneracy_passed: Option<bool>,
+    /// Who wrote the run's folder, when the attempt asked for one
+    /// ([`Attempt::folder`]).
+    pub folder: RunFolder,
+}
+
+/// Who writes a trial's run folder, when the experiment asks for run folders.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RunFolder {
+    /// The runner, in the generic layout: the artefact in each format, the trace
+    /// and a `report.json` naming the study cell.
+    #[default]
+    Runner,
+    /// The trial, at [`Folder::path`], as its domain's own runs are written: `Ok`
+    /// once committed, `Err` with why not.
+    Trial(Result<(), String>),
+    /// Nobody: the run is no piece anyone asked for (twelve-tone's embedded
+    /// one-reply baseline, a check of the gate).
+    Skipped,
 }
 
 /// A lenient gate's verdict, and what it took on trust.
@@ -269,6 +359,7 @@ impl Tried {
             measures: BTreeMap::new(),
             lenient: None,
             degeneracy_passed: None,
+            folder: RunFolder::Runner,
         }
     }
 }
@@ -384,6 +475,22 @@ impl TaskTable {
             Some(Value::String(s)) => Ok(Some(s)),
             Some(v) => Err(TaskTableError::at(key, format!("must be text, not {v}"))),
         }
+    }
+
+    /// A value of any shape `T` reads (a table of settings, say), checked by its
+    /// `Deserialize`.
+    pub fn value<T: DeserializeOwned>(
+        &mut self,
+        key: &'static str,
+    ) -> Result<Option<T>, TaskTableError> {
+        self.take(key)
+            .map(|v| serde_json::from_value(v).map_err(|e| TaskTableError::at(key, e.to_string())))
+            .transpose()
+    }
+
+    /// The directory relative paths are read from (the experiment file's).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// A file or directory, relative to the experiment file.

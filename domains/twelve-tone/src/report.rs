@@ -39,17 +39,8 @@ pub struct ComposeReport<'a> {
     pub study: Option<Study>,
 }
 
-/// Which cell of an experiment a run folder is: what `cantus blind` pairs runs by
-/// (runs of one task and model under two conditions). The experiment runner (and so
-/// `cantus bank`) writes it into every run folder's `report.json` as `"study"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Study {
-    pub task: String,
-    pub model: String,
-    pub condition: String,
-    /// From 0; also the run's seed.
-    pub run: u32,
-}
+/// Which cell of an experiment a run folder is (`cantus blind` pairs runs by it).
+pub use cantus_registry::Study;
 
 /// Libretto's degeneracy gate's verdict on a piece.
 #[derive(Clone, Debug, PartialEq, Serialize)]

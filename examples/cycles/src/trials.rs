@@ -44,13 +44,13 @@ impl Trials for CyclesTrials {
             }
             for &cycles in &lengths {
                 let id = format!("a{alphabet}-c{cycles}");
-                tasks.push(TrialTask {
-                    family: id.clone(),
-                    brief: format!(
+                tasks.push(TrialTask::new(
+                    id.clone(),
+                    id,
+                    format!(
                         "{cycles} cycles of {alphabet} symbols, none recurring within {window}"
                     ),
-                    id,
-                    trial: Arc::new(CyclesTrial {
+                    Arc::new(CyclesTrial {
                         spec: CycleSpec {
                             alphabet,
                             window,
@@ -58,7 +58,7 @@ impl Trials for CyclesTrials {
                         },
                         mistakes,
                     }),
-                });
+                ));
             }
         }
         Ok(tasks)

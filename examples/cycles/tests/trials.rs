@@ -22,6 +22,7 @@ fn attempt(seed: u64, repair: bool) -> Attempt<'static> {
         rungs: if repair { None } else { Some(&[]) },
         replans: None,
         form: Form::SECTIONS,
+        folder: None,
     }
 }
 

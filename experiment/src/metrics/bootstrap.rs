@@ -5,7 +5,8 @@
 //! resampling them one by one would count them as independent and make intervals
 //! too narrow. The resamples and seed are the experiment file's (and the report's).
 
-use super::super::tasks::{FamilyId, SplitMix};
+use super::super::tasks::FamilyId;
+use cantus_framework::SplitMix;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -16,7 +16,7 @@
 //! Libretto's degeneracy gate (29 axes against a serial reference table) is reported
 //! beside it as a second, independent opinion.
 
-use super::super::tasks::SplitMix;
+use cantus_framework::SplitMix;
 use cantus_music::{Score, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;

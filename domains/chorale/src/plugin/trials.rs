@@ -71,16 +71,20 @@ impl Trials for ChoraleTrials {
             .map_err(|e| TaskTableError::at("chorales", format!("{}: {e}", dir.display())))?;
         Ok(tasks
             .into_iter()
-            .map(|t| TrialTask {
-                family: t.id.clone(),
-                brief: format!(
+            .map(|t| {
+                let brief = format!(
                     "harmonise the soprano of {} ({}, {} beats) under the {profile} profile",
                     t.id,
                     t.spec.melody.key.name(),
                     t.spec.open().total()
-                ),
-                id: t.id.clone(),
-                trial: Arc::new(ChoraleTrial { task: t, profile }),
+                );
+                let id = t.id.clone();
+                TrialTask::new(
+                    id.clone(),
+                    id,
+                    brief,
+                    Arc::new(ChoraleTrial { task: t, profile }),
+                )
             })
             .collect())
     }

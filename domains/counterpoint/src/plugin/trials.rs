@@ -47,17 +47,17 @@ impl cantus_registry::Trials for FuxExercises {
             let family = format!("fux-{}", mode.as_str());
             for position in [Position::Above, Position::Below] {
                 for &s in &species {
-                    out.push(TrialTask {
-                        id: format!("{family}-{position}-s{}", s.number()),
-                        family: family.clone(),
-                        brief: format!(
+                    out.push(TrialTask::new(
+                        format!("{family}-{position}-s{}", s.number()),
+                        family.clone(),
+                        format!(
                             "species {} counterpoint {position} Fux's {} cantus firmus ({} bars)",
                             s.number(),
                             mode.as_str(),
                             cantus.len()
                         ),
-                        trial: Arc::new(Exercise(Assignment::new(cantus.clone(), s, position))),
-                    });
+                        Arc::new(Exercise(Assignment::new(cantus.clone(), s, position))),
+                    ));
                 }
             }
         }

@@ -11,11 +11,16 @@
 //!   spec, a row, or the row inferred from the music.
 //! * [`review`] — the renderer's verdict and the row labels drawn above each
 //!   statement (`labels`).
+//! * [`tasks`], [`trials`] — `cantus experiment` and `cantus bank`: the task sets
+//!   (a bank of briefs, the single-factor design) and one trial of a brief under
+//!   each condition form, judged by both gates and the degeneracy gate.
 
 pub mod compose;
 pub mod job;
 mod labels;
 pub mod review;
+pub mod tasks;
+pub mod trials;
 pub mod verify;
 
 pub use labels::row_labels;
@@ -53,6 +58,7 @@ impl DomainPlugin for TwelveTonePlugin {
         .compose(compose::ComposeTwelveTone)
         .verify(verify::VerifyTwelveTone)
         .review(review::ReviewTwelveTone)
+        .trials(trials::TwelveToneTrials)
         .proposer(
             "embedded",
             "seeded symbolic twelve-tone proposer: sections, patches, segment rewrites, whole pieces; no network",
