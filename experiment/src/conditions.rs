@@ -41,15 +41,17 @@ pub enum ProposerMode {
     Whole,
 }
 
+/// Every registered domain's trials, in the registry's order.
+fn every_trials() -> impl Iterator<Item = &'static dyn cantus_registry::Trials> {
+    cantus_registry::domains()
+        .iter()
+        .filter_map(|unit| unit.trial_sets().ok())
+}
+
 /// Every rung some domain's experiments can climb, in order, each once: those of
 /// every registered domain's trials ([`cantus_registry::Trials::rungs`]).
 pub fn known_rungs() -> Vec<RungId> {
-    let mut known = Vec::new();
-    for unit in cantus_registry::domains() {
-        if let Ok(trials) = unit.trial_sets() {
-            known.extend(trials.rungs());
-        }
-    }
+    let mut known: Vec<RungId> = every_trials().flat_map(|t| t.rungs()).collect();
     let mut seen = std::collections::BTreeSet::new();
     known.retain(|id| seen.insert(id.as_str()));
     known
@@ -86,12 +88,7 @@ fn rung_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<RungId>>, D::E
 /// Every prompt style some domain's one-reply form asks in, each once: those of
 /// every registered domain's trials ([`cantus_registry::Trials::forms`]).
 pub fn known_styles() -> Vec<WholeStyle> {
-    let mut known = Vec::new();
-    for unit in cantus_registry::domains() {
-        if let Ok(trials) = unit.trial_sets() {
-            known.extend(trials.forms().whole);
-        }
-    }
+    let mut known: Vec<WholeStyle> = every_trials().flat_map(|t| t.forms().whole).collect();
     let mut seen = std::collections::BTreeSet::new();
     known.retain(|s| seen.insert(s.id));
     known

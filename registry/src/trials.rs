@@ -488,11 +488,6 @@ impl TaskTable {
             .transpose()
     }
 
-    /// The directory relative paths are read from (the experiment file's).
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// A file or directory, relative to the experiment file.
     pub fn path(&mut self, key: &'static str) -> Result<Option<PathBuf>, TaskTableError> {
         Ok(self.text(key)?.map(|p| self.dir.join(p)))

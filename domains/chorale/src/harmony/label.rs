@@ -401,9 +401,6 @@ mod tests {
         best.map(|(_, c)| c)
     }
 
-    /// Pruning changes no label: on 20,000 beats of random tones (spelled in
-    /// the key or not, on or off the beat, prepared, by step or leapt to, with
-    /// and without a chord before), the pruned labeller and the plain search agree.
     /// Seeded draws below `n` (xorshift): the random beats of the tests below.
     fn draws(mut state: u64) -> impl FnMut(u64) -> u64 {
         move |n| {
@@ -414,6 +411,9 @@ mod tests {
         }
     }
 
+    /// Pruning changes no label: on 20,000 beats of random tones (spelled in
+    /// the key or not, on or off the beat, prepared, by step or leapt to, with
+    /// and without a chord before), the pruned labeller and the plain search agree.
     #[test]
     fn pruning_changes_no_label() {
         let mut next = draws(0x2545_f491_4f6c_dd1du64);

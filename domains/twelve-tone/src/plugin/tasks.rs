@@ -13,14 +13,15 @@
 //! a seeded generator: the defaults give the 40-task bank (4 rows × 10 settings), and
 //! `replicates = 101` the 4040-task design.
 
-use crate::spec::{Spec, compile_brief};
+use crate::spec::{CompiledBrief, compile_brief};
 use cantus_bounded as bounded;
 use cantus_framework::SplitMix;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// One task: its id (`L012` for line 12 of a bank, `sf-0007` generated), family,
-/// brief, where it was written and its spec.
+/// brief, where it was written and the brief compiled (its spec, what was
+/// defaulted and what was not understood).
 #[derive(Clone, Debug)]
 pub struct Brief {
     pub id: String,
@@ -28,7 +29,7 @@ pub struct Brief {
     pub text: String,
     /// `file:line`, or the generator's family and copy.
     pub origin: String,
-    pub spec: Spec,
+    pub compiled: CompiledBrief,
 }
 
 /// A brief that does not compile, or a bank file that cannot be read.
@@ -91,37 +92,34 @@ pub fn from_bank(path: &Path) -> Result<Vec<Brief>, TaskError> {
             let id = format!("L{:03}", l.line);
             let family = l.family.unwrap_or_else(|| id.clone());
             let origin = format!("{}:{}", path.display(), l.line);
-            let asked = compile_brief(&l.text).ok();
-            if let Some(c) = asked
-                && !c.not_understood.is_empty()
-                && Some(&c.spec) == nothing_asked.as_ref()
+            let brief = brief(id, family, l.text, origin)?;
+            if !brief.compiled.not_understood.is_empty()
+                && Some(&brief.compiled.spec) == nothing_asked.as_ref()
             {
                 return Err(TaskError::Brief {
-                    origin,
+                    origin: brief.origin,
                     message: "no word of this line was understood as a brief (a bank file \
                               holds one brief per line, `#` comments, an optional \
                               `[family]`); is this a bank file?"
                         .into(),
                 });
             }
-            brief(id, family, l.text, origin)
+            Ok(brief)
         })
         .collect()
 }
 
 fn brief(id: String, family: String, text: String, origin: String) -> Result<Brief, TaskError> {
-    let spec = compile_brief(&text)
-        .map_err(|e| TaskError::Brief {
-            origin: origin.clone(),
-            message: e.to_string(),
-        })?
-        .spec;
+    let compiled = compile_brief(&text).map_err(|e| TaskError::Brief {
+        origin: origin.clone(),
+        message: e.to_string(),
+    })?;
     Ok(Brief {
         id,
         family,
         text,
         origin,
-        spec,
+        compiled,
     })
 }
 
@@ -258,7 +256,8 @@ mod tests {
         }
         // Every brief says what the spec holds.
         for t in &briefs {
-            let (bars, voices) = (t.spec.bars, t.spec.voices.len() as u32);
+            let spec = &t.compiled.spec;
+            let (bars, voices) = (spec.bars, spec.voices.len() as u32);
             assert!(
                 t.text.starts_with(&format!("A {bars}-bar piece")),
                 "{}: {bars} bars",

@@ -24,11 +24,9 @@ use crate::gate::{GateMode, Rule, SerialGate};
 use crate::proposer::llm::LlmProposer;
 use crate::raw::{RawOutcome, RawVerdict};
 use crate::rungs::{every_rung, ladder, model_ladder};
-use crate::spec::compile_brief;
 use crate::{Blueprint, EmbeddedProposer, Location, TwelveTone};
 use cantus_framework::{
-    Assessment, Budget, GateReport, Ladder, Measure, Outcome, Proposer, Revise, RuleId, RungId,
-    Totals,
+    Assessment, GateReport, Ladder, Measure, Outcome, Proposer, Revise, RuleId, RungId, Totals,
 };
 use cantus_music::Score;
 use cantus_registry::{
@@ -73,13 +71,11 @@ impl Trials for TwelveToneTrials {
 
 /// One brief as a task of the experiment.
 fn task(brief: Brief) -> TrialTask {
-    let voices = brief.spec.voices.len();
+    let voices = brief.compiled.spec.voices.len();
     let trial = PieceTrial {
         piece: Piece {
-            brief: compile_brief(&brief.text)
-                .ok()
-                .map(|c| (brief.text.clone(), c)),
-            spec: brief.spec,
+            spec: brief.compiled.spec.clone(),
+            brief: Some((brief.text.clone(), brief.compiled)),
         },
     };
     TrialTask::new(brief.id, brief.family, brief.text, Arc::new(trial))
@@ -107,15 +103,12 @@ impl PieceTrial {
     async fn sections(&self, attempt: &Attempt<'_>, revise_rounds: u32) -> Tried {
         let spec = &self.piece.spec;
         let seed = attempt.seed;
-        let base = match attempt.model {
-            None => budget(),
-            Some(m) => model_budget(m.budget(budget())),
+        let budget = match attempt.model {
+            None => attempt.budget(budget()),
+            Some(_) => model_budget(attempt.budget(budget())),
         };
-        let budget = Budget {
-            replans_per_section: attempt.replans.unwrap_or(base.replans_per_section),
-            ..base
-        };
-        let composer = Composer::with_ladder(GateMode::Strict, budget, self.ladder(attempt));
+        let ladder = condition_ladder(attempt.rungs, attempt.model.is_some());
+        let composer = Composer::with_ladder(GateMode::Strict, budget, ladder);
         let proposer: Box<dyn Proposer<TwelveTone>> = match attempt.model {
             None => Box::new(EmbeddedProposer),
             Some(m) => Box::new(LlmProposer::new(m.backend.clone(), m.ask.clone())),
@@ -140,14 +133,6 @@ impl PieceTrial {
         let mut tried = judged(Tried::of(&c.outcome, None), &c.plan);
         tried.folder = folder.unwrap_or_default();
         tried
-    }
-
-    /// The ladder the condition asks for: the whole ladder of the planner, or of a
-    /// model's runs (its four rungs, none asking the model), when it names no rungs;
-    /// else the rungs it names, in its order (any of the domain's, the model-asking
-    /// ones too).
-    fn ladder(&self, attempt: &Attempt<'_>) -> Ladder<TwelveTone> {
-        condition_ladder(attempt.rungs, attempt.model.is_some())
     }
 
     /// The whole piece in one request: the embedded proposer's whole-piece answer, or
@@ -235,7 +220,9 @@ fn unplanned(e: crate::blueprint::BlueprintError) -> Tried {
 }
 
 /// The ladder of a condition naming `rungs` (`None`: none named), for a model's runs
-/// (`model`) or the planner's.
+/// (`model`) or the planner's: the whole ladder of the planner, or of a model's runs
+/// (its four rungs, none asking the model), when it names none; else the rungs it
+/// names, in its order (any of the domain's, the model-asking ones too).
 fn condition_ladder(rungs: Option<&[RungId]>, model: bool) -> Ladder<TwelveTone> {
     match rungs {
         None if model => model_ladder(),
@@ -293,11 +280,16 @@ fn judged(mut tried: Tried, plan: &Blueprint) -> Tried {
         Some(Made {
             view: cantus_registry::View::Score(s),
             ..
-        }) if s.event_count() > 0 => s.clone(),
+        }) if s.event_count() > 0 => s,
         _ => return tried,
     };
-    let strict = SerialGate::for_plan(plan, GateMode::Strict).judge_score(&score);
-    let relaxed = SerialGate::for_plan(plan, GateMode::Relaxed).judge_score(&score);
+    let strict = SerialGate::for_plan(plan, GateMode::Strict).judge_score(score);
+    let relaxed = SerialGate::for_plan(plan, GateMode::Relaxed).judge_score(score);
+    let degeneracy_passed = degeneracy_measure()
+        .report(score)
+        .gates
+        .first()
+        .is_some_and(|g| g.passed);
     tried.judgement = Some(judgement(&strict));
     tried.lenient = Some(Lenient {
         judgement: judgement(&relaxed),
@@ -306,13 +298,7 @@ fn judged(mut tried: Tried, plan: &Blueprint) -> Tried {
             .get("events_relying_on_tags")
             .and_then(serde_json::Value::as_u64),
     });
-    tried.degeneracy_passed = Some(
-        degeneracy_measure()
-            .report(&score)
-            .gates
-            .first()
-            .is_some_and(|g| g.passed),
-    );
+    tried.degeneracy_passed = Some(degeneracy_passed);
     tried
 }
 
