@@ -3,18 +3,22 @@
 //! stretches in which it sounds) and grace notes as music21 did when the manifest was
 //! made (and, with the music21 venv, the same spans: onset, length and pitch); Webern's Op. 27 is not in it; the README's table is what
 //! `cantus analyze corpus/second-viennese` prints, the twelve-tone excerpt's row is the
-//! one the literature names; and the reference numbers built into the experiment
-//! (`experiment/src/second_viennese.json`) are what the corpus gives.
+//! one the literature names; and the reference numbers twelve-tone ships for its
+//! experiments (`domains/twelve-tone/src/plugin/second_viennese.json`) are what the
+//! experiment runner reads from the corpus.
 //!
 //! `CANTUS_BLESS=1 cargo test --test corpus` rewrites the README table and that JSON
 //! after a change to the corpus or the analyser; the commit says why.
 
 use cantus::corpus::{Corpus, analyze_dir};
 use cantus::experiment::record::Reference;
-use cantus::experiment::reference::{self, SHIPPED};
+use cantus::experiment::reference;
 use cantus_music::format::read_path_with;
 use cantus_music::{ReadOptions, Score, Time};
+use cantus_registry::Trials;
 use cantus_twelve_tone::analysis::{Options, Verdict};
+use cantus_twelve_tone::plugin::reference::{CORPUS as SHIPPED, NUMBERS, shipped};
+use cantus_twelve_tone::plugin::trials::TwelveToneTrials;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -308,20 +312,27 @@ fn the_readme_table_is_the_analysis_and_the_twelve_tone_excerpt_has_the_literatu
 
 #[test]
 fn the_built_in_reference_set_is_the_corpus() {
-    let found = reference::read(&[corpus_dir()], |p| {
-        format!("{SHIPPED}/{}", p.file_name().unwrap().to_string_lossy())
-    })
+    let found = reference::read(
+        &[corpus_dir()],
+        |p| format!("{SHIPPED}/{}", p.file_name().unwrap().to_string_lossy()),
+        Some(&TwelveToneTrials),
+    )
     .unwrap();
     assert_eq!(found.len(), items().len());
-    let json_path = root().join("experiment/src/second_viennese.json");
+    assert_eq!(
+        TwelveToneTrials.reference(),
+        shipped(),
+        "what the domain offers"
+    );
+    let json_path = root().join(NUMBERS);
     if blessing() {
         let text = serde_json::to_string_pretty(&found).unwrap();
         std::fs::write(&json_path, text + "\n").unwrap();
         return;
     }
-    let built_in: Vec<Reference> = reference::shipped();
+    let built_in: Vec<Reference> = shipped();
     assert_eq!(
         built_in, found,
-        "experiment/src/second_viennese.json out of date: CANTUS_BLESS=1 cargo test --test corpus"
+        "{NUMBERS} out of date: CANTUS_BLESS=1 cargo test --test corpus"
     );
 }

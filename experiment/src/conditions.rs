@@ -12,7 +12,7 @@
 use cantus_framework::{
     AskOptions, Freedom, ModelBackend, ModelError, ModelReply, ModelRequest, RungId, async_trait,
 };
-use cantus_registry::{Form, Prompt, Whole, WholeStyle};
+use cantus_registry::{DomainId, Form, Prompt, Whole, WholeStyle};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -144,11 +144,45 @@ struct Shipped {
     conditions: Vec<Condition>,
 }
 
-/// The conditions Cantus ships, in report order.
-pub fn shipped() -> Vec<Condition> {
-    let parsed: Result<Shipped, _> = toml::from_str(include_str!("conditions.toml"));
-    // The table is part of the program; `shipped_conditions_parse` holds it to this.
-    parsed.map(|s| s.conditions).unwrap_or_default()
+/// The conditions shipped with the program: the runner's own (`conditions.toml`, for
+/// every domain), then each registered domain's
+/// ([`cantus_registry::Trials::conditions`]), in that order. Each table is part of
+/// the program it is built into, so an error here (a table that does not parse, a
+/// name shipped twice) is a defect of that program, said as such rather than
+/// leaving its conditions out.
+pub fn shipped() -> Result<Vec<Condition>, String> {
+    gather(cantus_registry::domains().iter().filter_map(|unit| {
+        let text = unit.trial_sets().ok()?.conditions()?;
+        Some((unit.id(), text))
+    }))
+}
+
+/// The runner's conditions, then those each of `domains` ships (its id, its table).
+fn gather<'a>(
+    domains: impl Iterator<Item = (&'a DomainId, &'a str)>,
+) -> Result<Vec<Condition>, String> {
+    let parse = |origin: &str, text: &str| {
+        toml::from_str::<Shipped>(text)
+            .map(|s| s.conditions)
+            .map_err(|e| format!("{origin} do not parse (a defect of this program): {e}"))
+    };
+    let mut all = parse(
+        "the runner's shipped conditions",
+        include_str!("conditions.toml"),
+    )?;
+    for (id, text) in domains {
+        let origin = format!("the conditions the `{id}` domain ships");
+        for c in parse(&origin, text)? {
+            if all.iter().any(|k| k.name == c.name) {
+                return Err(format!(
+                    "{origin} name `{}`, which is already a condition (a defect of this program)",
+                    c.name
+                ));
+            }
+            all.push(c);
+        }
+    }
+    Ok(all)
 }
 
 impl Condition {
@@ -263,7 +297,7 @@ mod tests {
 
     #[test]
     fn shipped_conditions_parse_and_include_every_one_the_study_needs() {
-        let names: Vec<String> = shipped().into_iter().map(|c| c.name.0).collect();
+        let names: Vec<String> = shipped().unwrap().into_iter().map(|c| c.name.0).collect();
         for want in [
             "raw",
             "raw-constrained",
@@ -278,6 +312,7 @@ mod tests {
             assert!(names.iter().any(|n| n == want), "{want} missing: {names:?}");
         }
         let adversarial = shipped()
+            .unwrap()
             .into_iter()
             .filter(|c| c.instruction.is_some())
             .count();
@@ -288,8 +323,42 @@ mod tests {
     }
 
     #[test]
+    fn the_runners_conditions_need_no_domain_and_a_domains_table_is_held_to_account() {
+        // A program linking no domain with prompt styles still has the runner's own.
+        let alone = gather(std::iter::empty()).unwrap();
+        assert!(alone.iter().any(|c| c.name.0 == "harness"));
+        assert!(
+            alone.iter().all(|c| c.prompt.is_plain()),
+            "no domain's style"
+        );
+        let id = DomainId::new("echo");
+        let again = "[[conditions]]\nname = \"raw\"\nproposer = \"whole\"\n";
+        let twice = gather(std::iter::once((&id, again))).unwrap_err();
+        assert!(
+            twice.contains("the `echo` domain ships name `raw`, which is already a condition"),
+            "{twice}"
+        );
+        let broken = gather(std::iter::once((&id, "[[conditions]]\nname = 3\n"))).unwrap_err();
+        assert!(
+            broken.starts_with("the conditions the `echo` domain ships do not parse"),
+            "{broken}"
+        );
+        // Each domain's follow the runner's, in registry order.
+        let own = "[[conditions]]\nname = \"echo-whole\"\nproposer = \"whole\"\n";
+        let with = gather(std::iter::once((&id, own))).unwrap();
+        assert_eq!(with.len(), alone.len() + 1);
+        assert_eq!(with.last().unwrap().name.0, "echo-whole");
+    }
+
+    #[test]
     fn prompt_only_conditions_do_not_apply_to_the_embedded_proposer() {
-        let by_name = |n: &str| shipped().into_iter().find(|c| c.name.0 == n).unwrap();
+        let by_name = |n: &str| {
+            shipped()
+                .unwrap()
+                .into_iter()
+                .find(|c| c.name.0 == n)
+                .unwrap()
+        };
         for n in [
             "soft-rules",
             "self-refine",

@@ -114,11 +114,11 @@ pub struct Metrics {
     /// Weight draws in the sensitivity analysis.
     pub perturbation_draws: u32,
     /// Scores people wrote, for KL and MMD of pitch-class and interval-class
-    /// distributions and the share of notes the serial analyser explains: score files
+    /// distributions and the share of notes the domain's analyser explains: score files
     /// (any format `cantus convert` reads) or directories of them. `None` (the key
-    /// absent): the shipped corpus `corpus/second-viennese`
-    /// ([`super::reference::shipped`]) for twelve-tone tasks, none for counterpoint
-    /// exercises; `[]`: none.
+    /// absent): the set the tasks' domain ships ([`super::reference::shipped`]:
+    /// twelve-tone's corpus `corpus/second-viennese`, none for counterpoint's
+    /// exercises or chorales), none for tasks of several domains; `[]`: none.
     pub reference: Option<Vec<PathBuf>>,
     /// The Gaussian kernel's bandwidth for MMD, on distributions (vectors summing to 1).
     pub mmd_sigma: f64,
@@ -281,7 +281,7 @@ impl Experiment {
             .check()
             .map_err(|e| source.error_at(&["metrics", "degeneracy"], e))?;
 
-        let mut known = shipped();
+        let mut known = shipped().map_err(FileError)?;
         for c in raw.custom_conditions {
             if known.iter().any(|k| k.name == c.name) {
                 return Err(source
@@ -407,18 +407,9 @@ impl Experiment {
         let TaskSource(table, named) = &raw.tasks;
         let tasks = registered_tasks(table.clone(), *named, &source, dir)?;
         let mut metrics = raw.metrics;
-        metrics.reference = match metrics.reference {
-            Some(paths) => Some(paths.iter().map(|p| dir.join(p)).collect()),
-            // The shipped corpus is serial music: nothing to measure counterpoint (or
-            // any other domain) against.
-            None if tasks
-                .iter()
-                .any(|t| t.domain != cantus_twelve_tone::plugin::ID) =>
-            {
-                Some(Vec::new())
-            }
-            None => None,
-        };
+        metrics.reference = metrics
+            .reference
+            .map(|paths| paths.iter().map(|p| dir.join(p)).collect());
         let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
         Ok(Experiment {
             name: raw.name.unwrap_or_else(|| {

@@ -4,8 +4,10 @@
 //! [`report::report`] turns the records alone into the report: delivery under the
 //! strict and the relaxed gate with family-clustered bootstrap intervals, per-predicate
 //! pass rates, collisions, the loop's counts, a degeneracy score with a sensitivity
-//! analysis beside Libretto's gate, corpus distance and the share of notes the serial
-//! analyser explains by rows, cost, and paired differences against `raw`.
+//! analysis beside Libretto's gate, corpus distance and the share of notes the domain's
+//! analyser explains (twelve-tone's, by rows), cost, and paired differences against
+//! `raw`. What is a domain's own — its tasks, trials, conditions, gates, reference set
+//! and analyser — it offers through `cantus_registry::Trials`; this crate names none.
 //!
 //! A library with no command line in it: a program loads an experiment file
 //! ([`Experiment::load`]), runs it ([`run::run`]) on a tokio runtime handle of its
@@ -42,7 +44,10 @@ pub mod tasks;
 
 pub use file::{Experiment, FileError};
 
-// The tests run counterpoint's exercises through the registry: link the domain in.
+// The tests run counterpoint's exercises and measure twelve-tone's pieces through
+// the registry: link the domains in.
 #[cfg(test)]
 use cantus_counterpoint as _;
+#[cfg(test)]
+use cantus_twelve_tone as _;
 pub use record::{Key, Record, RunOutcome};

@@ -195,14 +195,18 @@ fn regular_file_under(dir: &Path, relative: &str) -> Option<std::path::PathBuf> 
     Some(at)
 }
 
-/// Whether `domain` is twelve-tone, the first task set's domain (its records carry
-/// no `domain` field).
-pub(crate) fn is_twelve_tone(domain: &DomainId) -> bool {
-    *domain == cantus_twelve_tone::plugin::ID
+/// The domain of a record that names none: the first domain records were written
+/// for (twelve-tone), before records named their domain. A part of the file format,
+/// not a dependency: whichever domains a program links, such a record is read as
+/// one of this id's.
+pub const UNNAMED_DOMAIN: DomainId = DomainId::new("twelve-tone");
+
+fn is_unnamed(domain: &DomainId) -> bool {
+    *domain == UNNAMED_DOMAIN
 }
 
-fn twelve_tone() -> DomainId {
-    cantus_twelve_tone::plugin::ID
+fn unnamed() -> DomainId {
+    UNNAMED_DOMAIN
 }
 
 /// One run's record.
@@ -211,8 +215,8 @@ pub struct Record {
     #[serde(flatten)]
     pub key: Key,
     /// The domain of the task: what the record's piece and verdicts mean. Absent
-    /// for twelve-tone (the first task set; older records have no field).
-    #[serde(default = "twelve_tone", skip_serializing_if = "is_twelve_tone")]
+    /// for [`UNNAMED_DOMAIN`] (the first task set; older records have no field).
+    #[serde(default = "unnamed", skip_serializing_if = "is_unnamed")]
     pub domain: DomainId,
     pub family: FamilyId,
     /// SHA-256 of the experiment file.
@@ -342,19 +346,9 @@ impl Record {
     }
 }
 
-/// A reference score's distributions.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Reference {
-    pub name: String,
-    /// Pitch-class distribution (sums to 1).
-    pub pitch_classes: Vec<f64>,
-    /// Melodic interval-class distribution, classes 0..=6 (sums to 1).
-    pub interval_classes: Vec<f64>,
-    /// Share of its notes the serial analyser explains by row statements (row
-    /// inferred); absent in results written before it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub analysis_share: Option<f64>,
-}
+/// A reference score's numbers: [`cantus_registry::Reference`], the type a domain
+/// ships its reference set in.
+pub use cantus_registry::Reference;
 
 /// The first line: which experiment the records belong to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

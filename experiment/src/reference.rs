@@ -1,23 +1,21 @@
 //! The reference set of the corpus distance: scores people wrote, read once when an
 //! experiment runs (or when a report is asked to use another set) into what the
 //! metrics need — each piece's pitch-class and interval-class distributions and the
-//! share of its notes the serial analyser explains by row statements. Only these
-//! numbers are kept (in the results' header), so a report needs no score file.
+//! share of its notes the domain's analyser explains
+//! ([`cantus_registry::Trials::explained_share`]). Only these numbers are kept (in
+//! the results' header), so a report needs no score file.
 //!
 //! An entry may name a score file or a directory; a directory stands for every score
 //! file directly in it (any extension `cantus convert` reads), in name order.
 //!
-//! Without a `reference` key the set is the shipped corpus `corpus/second-viennese`
-//! (free-atonal songs by Schoenberg and Webern and the opening of Webern's twelve-tone
-//! Op. 21; see its README). Its numbers are built into the program
-//! (`second_viennese.json`), so an experiment measures against it from any directory;
-//! a test keeps them equal to what [`read`] finds in the corpus
-//! (`CANTUS_BLESS=1 cargo test --test corpus` rewrites them after a corpus change).
+//! Without a `reference` key the set is the one the tasks' domain ships
+//! ([`cantus_registry::Trials::reference`]: twelve-tone's is the corpus
+//! `corpus/second-viennese`), none for tasks of several domains.
 
-use super::metrics::texture::{Distributions, analysis_share, distributions};
-use super::record::Reference;
+use super::metrics::texture::{Distributions, distributions};
 use super::run::RunError;
 use cantus_music::format::{Format, read_path_with};
+use cantus_registry::{DomainId, Reference, Trials};
 use std::path::{Path, PathBuf};
 
 /// Every score file `paths` name, directories expanded (in name order).
@@ -49,8 +47,13 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, RunError> {
 }
 
 /// The reference set `paths` name (directories expanded), each piece named by
-/// `name` (the path as it is to be shown).
-pub fn read(paths: &[PathBuf], name: impl Fn(&Path) -> String) -> Result<Vec<Reference>, RunError> {
+/// `name` (the path as it is to be shown), its analyser's share measured by
+/// `domain`'s (none without one).
+pub fn read(
+    paths: &[PathBuf],
+    name: impl Fn(&Path) -> String,
+    domain: Option<&dyn Trials>,
+) -> Result<Vec<Reference>, RunError> {
     let mut out = Vec::new();
     for path in expand(paths)? {
         // Leniently, as composers' scores come; grace notes are notes here.
@@ -77,17 +80,31 @@ pub fn read(paths: &[PathBuf], name: impl Fn(&Path) -> String) -> Result<Vec<Ref
             name: name(&path),
             pitch_classes,
             interval_classes,
-            analysis_share: analysis_share(&loaded.score),
+            analysis_share: domain.and_then(|d| d.explained_share(&loaded.score)),
         });
     }
     Ok(out)
 }
 
-/// Where the shipped corpus lives in the repository, and how its pieces are named.
-pub const SHIPPED: &str = "corpus/second-viennese";
+/// The experiment trials of `domain`, when a domain of that id is linked in and
+/// runs experiments.
+pub fn trials_of(domain: &DomainId) -> Option<&'static dyn Trials> {
+    cantus_registry::find(domain.as_str())
+        .ok()
+        .and_then(|unit| unit.trial_sets().ok())
+}
 
-/// The shipped corpus's reference set (see the module documentation).
-pub fn shipped() -> Vec<Reference> {
-    serde_json::from_str(include_str!("second_viennese.json"))
-        .expect("second_viennese.json is a list of references (checked by tests/corpus.rs)")
+/// The one domain of `domains`, when there is exactly one.
+pub fn only<'a>(mut domains: impl Iterator<Item = &'a DomainId>) -> Option<&'a DomainId> {
+    let first = domains.next()?;
+    domains.all(|d| d == first).then_some(first)
+}
+
+/// The set an experiment whose tasks are of `domains` measures against when its file
+/// names none: the one domain's shipped set, none for several domains or none.
+pub fn shipped<'a>(domains: impl Iterator<Item = &'a DomainId>) -> Vec<Reference> {
+    only(domains)
+        .and_then(trials_of)
+        .map(|t| t.reference())
+        .unwrap_or_default()
 }

@@ -70,11 +70,6 @@ pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunE
             message: "no experiment header: is this the output of `cantus experiment run`?".into(),
         });
     };
-    let given_reference = reference.is_some();
-    if let Some(paths) = reference {
-        header.reference =
-            super::reference::read(paths, |p| super::run::tidy(p).display().to_string())?;
-    }
     let settings: Settings = toml::from_str(&header.text).map_err(|e| RunError::Results {
         path: path.clone(),
         line: 1,
@@ -88,6 +83,14 @@ pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunE
         .filter(|r| r.experiment == header.hash)
         .collect();
     records.sort_by(|a, b| a.key.cmp(&b.key));
+    let given_reference = reference.is_some();
+    if let Some(paths) = reference {
+        // Analysed by the records' domain's analyser, as the run's own set was.
+        let domain = super::reference::only(records.iter().map(|r| &r.domain))
+            .and_then(super::reference::trials_of);
+        header.reference =
+            super::reference::read(paths, |p| super::run::tidy(p).display().to_string(), domain)?;
+    }
     let models: Vec<String> = settings.models.iter().map(|m| m.name.clone()).collect();
     let prices: BTreeMap<String, Price> = settings
         .models
@@ -118,7 +121,7 @@ pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunE
         conditions: &settings.conditions,
     };
     let summary = summarize(&records, &options);
-    let mut known = shipped();
+    let mut known = shipped().map_err(RunError::Conditions)?;
     known.extend(settings.custom_conditions);
     let descriptions: BTreeMap<String, String> = known
         .into_iter()

@@ -61,6 +61,9 @@ pub enum RunError {
     },
     #[error("{}: {message}", path.display())]
     Reference { path: PathBuf, message: String },
+    /// The conditions shipped with the program do not read ([`super::conditions::shipped`]).
+    #[error("{0}")]
+    Conditions(String),
     #[error("{}:{line}: {message}", path.display())]
     Results {
         path: PathBuf,
@@ -120,9 +123,13 @@ pub fn grid(exp: &Experiment) -> Vec<(Key, usize, usize, usize)> {
 /// The header of `shard`'s results of `exp`: the file, the reference set's
 /// distributions and the shard.
 pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
+    let domains = || exp.tasks.iter().map(|t| &t.domain);
     let reference = match &exp.metrics.reference {
-        Some(paths) => super::reference::read(paths, |p| tidy(p).display().to_string())?,
-        None => super::reference::shipped(),
+        Some(paths) => {
+            let domain = super::reference::only(domains()).and_then(super::reference::trials_of);
+            super::reference::read(paths, |p| tidy(p).display().to_string(), domain)?
+        }
+        None => super::reference::shipped(domains()),
     };
     Ok(Header {
         name: exp.name.clone(),

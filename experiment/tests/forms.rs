@@ -12,6 +12,9 @@ use cantus_registry::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+// Twelve-tone beside the test's domain, as the program links it: its prompt styles
+// and the `soft-rules` condition it ships are asked of a domain that has neither.
+use cantus_twelve_tone as _;
 
 /// The artefact: one line of text.
 #[derive(Clone, Debug, PartialEq)]

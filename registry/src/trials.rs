@@ -18,9 +18,11 @@ use crate::artefact::{Artefact, View};
 use crate::compose::Model;
 use crate::form::{Form, Forms};
 use crate::id::DomainId;
+use crate::reference::Reference;
 use cantus_framework::{
     Budget, Domain, Entry, GateReport, Ladder, Outcome, RuleId, RungId, Severity, Totals,
 };
+use cantus_music::Score;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +56,47 @@ pub trait Trials: Send + Sync {
     /// domain keeps the experiment files written before it was registered working.
     /// None (the default) for a domain read only by `domain = "<id>"`.
     fn table_name(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The conditions the domain ships beside the runner's own, as the TOML of an
+    /// experiment file's `[[custom_conditions]]` under `[[conditions]]` (twelve-tone
+    /// ships its prompt-style baselines, `soft-rules` and `self-refine`): an
+    /// experiment file names them as it names the runner's. None (the default) for a
+    /// domain that ships none.
+    fn conditions(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether its trials judge by a lenient gate beside the strict one
+    /// ([`Tried::lenient`]): the report then gives relaxed delivery, the gap between
+    /// the two and the releases that relied on trust, for every run of the cell (a
+    /// run that made nothing counting as not delivered). False (the default) for a
+    /// domain with one gate.
+    fn lenient_gate(&self) -> bool {
+        false
+    }
+
+    /// A rule the report gives alone, as the share of runs whose pieces broke no
+    /// other, beside the rate at which overlapping notes of different voices share a
+    /// pitch class (twelve-tone's `TT-COLLISION`). None (the default) for a domain
+    /// without such a rule.
+    fn collision_rule(&self) -> Option<RuleId> {
+        None
+    }
+
+    /// The pieces an experiment of this domain's tasks is measured against when its
+    /// file names none (`[metrics] reference`): the report's corpus distance and the
+    /// analyser's share on music people wrote. Empty (the default): none.
+    fn reference(&self) -> Vec<Reference> {
+        Vec::new()
+    }
+
+    /// The share of `score`'s notes the domain's own analyser explains (twelve-tone:
+    /// by row statements, the row inferred), for the report beside the reference's;
+    /// `None` when it cannot say (no notes, no timing). None (the default) for a
+    /// domain without an analyser.
+    fn explained_share(&self, _score: &Score) -> Option<f64> {
         None
     }
 }

@@ -20,17 +20,15 @@ use degeneracy::{Features, Sensitivity, Weights};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The predicate reported alone: vertical collisions.
-pub const COLLISION: &str = "TT-COLLISION";
-
 /// What was measured of one record's piece (parsed once).
 pub struct Measured<'a> {
     pub record: &'a Record,
     pub features: Option<Features>,
     pub distributions: Option<texture::Distributions>,
     pub collisions: Option<texture::Collisions>,
-    /// Share of its notes the serial analyser explains by rows (twelve-tone pieces
-    /// only: a chorale or a counterpoint exercise read as rows is noise).
+    /// Share of its notes its domain's analyser explains
+    /// ([`cantus_registry::Trials::explained_share`]: twelve-tone's by rows); none
+    /// for a domain without one (a chorale read as rows is noise).
     pub analysis_share: Option<f64>,
     /// Its notes (voice, onset, pitch), for agreement with the null model.
     pub notes: Option<BTreeSet<choice::Note>>,
@@ -45,10 +43,9 @@ impl<'a> Measured<'a> {
             features: score.as_ref().and_then(degeneracy::features),
             distributions: score.as_ref().and_then(texture::distributions),
             collisions: score.as_ref().map(texture::collisions),
-            analysis_share: score
-                .as_ref()
-                .filter(|_| crate::record::is_twelve_tone(&record.domain))
-                .and_then(texture::analysis_share),
+            analysis_share: score.as_ref().and_then(|score| {
+                crate::reference::trials_of(&record.domain)?.explained_share(score)
+            }),
             notes: score.as_ref().map(choice::notes),
         }
     }
@@ -120,8 +117,8 @@ pub struct Cell {
     /// Share of pieces Libretto's degeneracy gate passed.
     pub libretto_degeneracy_pass: Option<f64>,
     pub distance: Distance,
-    /// Mean share of a piece's notes the serial analyser explains by row statements
-    /// (the row inferred), over the cell's pieces.
+    /// Mean share of a piece's notes its domain's analyser explains (twelve-tone's: by
+    /// row statements, the row inferred), over the cell's pieces.
     pub analysis_share: Option<Interval>,
     /// What the proposer decided, beside chance.
     pub choice: Choices,
@@ -174,7 +171,7 @@ pub struct Summary {
     pub weights: Weights,
     pub mmd_sigma: f64,
     pub references: Vec<String>,
-    /// Mean share of the reference pieces' notes the serial analyser explains, over
+    /// Mean share of the reference pieces' notes the domain's analyser explains, over
     /// the pieces where it was measured.
     pub reference_analysis_share: Option<f64>,
 }
@@ -336,13 +333,14 @@ fn cell(
         *outcomes.entry(m.record.outcome).or_default() += 1;
     }
     let not_applicable = all.len() - runs.len();
-    // The relaxed gate and the collision check are twelve-tone's; an exercise has
-    // neither (its species gate is the only one).
-    let serial = runs
-        .iter()
-        .all(|m| m.record.domain == cantus_twelve_tone::plugin::ID);
+    // What the runs' domain reports beside delivery: a lenient gate and a collision
+    // rule are twelve-tone's; an exercise or a chorale has neither.
+    let domain = crate::reference::only(runs.iter().map(|m| &m.record.domain))
+        .and_then(crate::reference::trials_of);
+    let lenient = domain.is_some_and(|d| d.lenient_gate());
+    let collision = domain.and_then(|d| d.collision_rule());
     let delivery_strict = rate(o, &runs, Record::released);
-    let delivery_relaxed = serial
+    let delivery_relaxed = lenient
         .then(|| rate(o, &runs, |r| r.released_relaxed))
         .flatten();
     let with_piece: Vec<&Record> = runs
@@ -414,15 +412,14 @@ fn cell(
         delivery_strict,
         delivery_relaxed,
         tag_dependent_releases: runs.iter().filter(|m| m.record.depends_on_tags()).count(),
-        collision_only_pass: serial
-            .then(|| {
-                rate(o, &runs, |r| {
-                    r.strict.as_ref().is_some_and(|v| v.holds(COLLISION))
-                })
+        collision_only_pass: collision.and_then(|rule| {
+            rate(o, &runs, |r| {
+                r.strict.as_ref().is_some_and(|v| v.holds(rule.as_str()))
             })
-            .flatten(),
+        }),
         predicate_pass,
-        collision_rate: (serial && overlapping > 0).then(|| colliding as f64 / overlapping as f64),
+        collision_rate: (collision.is_some() && overlapping > 0)
+            .then(|| colliding as f64 / overlapping as f64),
         process_acceptance: (proposed > 0).then(|| accepted as f64 / proposed as f64),
         repairs_by_rung,
         drops_per_run: per_run(&|c| c.dropped),

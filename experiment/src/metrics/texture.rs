@@ -76,20 +76,6 @@ pub fn distributions(score: &Score) -> Option<Distributions> {
     })
 }
 
-/// The share of the notes of `score` that the serial analyser explains by row
-/// statements (positions, doublings, repetitions), the row inferred as `cantus
-/// analyze` infers it; `None` for a piece with no notes or one it cannot time. The
-/// verdict's control (shuffled copies) is not computed: the share does not use it.
-pub fn analysis_share(score: &Score) -> Option<f64> {
-    use cantus_twelve_tone::analysis::{Options, analyze};
-    let options = Options {
-        control_copies: 0,
-        ..Options::default()
-    };
-    let analysis = analyze(score, &options).ok()?;
-    (analysis.notes > 0).then(|| analysis.explained as f64 / analysis.notes as f64)
-}
-
 /// The piece of a record, read from the text grammar.
 pub fn read_piece(text: &str) -> Option<Score> {
     cantus_music::grammar::parse(text, &cantus_music::grammar::ParseOptions::named("record"))

@@ -13,11 +13,15 @@
 //!   statement (`labels`).
 //! * [`tasks`], [`trials`] — `cantus experiment` and `cantus bank`: the task sets
 //!   (a bank of briefs, the single-factor design) and one trial of a brief under
-//!   each condition form, judged by both gates and the degeneracy gate.
+//!   each condition form, judged by both gates and the degeneracy gate; the
+//!   conditions it ships (`conditions.toml`: its prompt-style baselines).
+//! * [`mod@reference`] — what the report measures its pieces against: the serial
+//!   analyser's share and the shipped Second-Viennese reference set.
 
 pub mod compose;
 pub mod job;
 mod labels;
+pub mod reference;
 pub mod review;
 pub mod tasks;
 pub mod trials;

@@ -30,10 +30,9 @@ use cantus_framework::{
 };
 use cantus_music::Score;
 use cantus_registry::{
-    Attempt, Folder, Form, Forms, Judgement, Lenient, Made, RunDir, RunFolder, TaskTable,
-    TaskTableError, Trial, TrialTask, Trials, Tried, Whole,
+    Attempt, Folder, Form, Forms, Judgement, Lenient, Made, Reference, RunDir, RunFolder,
+    TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried, Whole,
 };
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The domain's task sets: `[tasks] bank = "FILE"` or `[tasks.single_factor]`.
@@ -66,6 +65,26 @@ impl Trials for TwelveToneTrials {
 
     fn forms(&self) -> Forms {
         super::forms()
+    }
+
+    fn conditions(&self) -> Option<&'static str> {
+        Some(include_str!("conditions.toml"))
+    }
+
+    fn lenient_gate(&self) -> bool {
+        true
+    }
+
+    fn collision_rule(&self) -> Option<RuleId> {
+        Some(Rule::Collision.into())
+    }
+
+    fn reference(&self) -> Vec<Reference> {
+        super::reference::shipped()
+    }
+
+    fn explained_share(&self, score: &Score) -> Option<f64> {
+        super::reference::explained_share(score)
     }
 }
 
@@ -302,22 +321,11 @@ fn judged(mut tried: Tried, plan: &Blueprint) -> Tried {
     tried
 }
 
-/// A serial gate's verdict by rule, every rule listed: its listed hard violations.
-///
-/// (The findings a long list leaves unlisted, counted by rule in `report.unlisted`,
-/// are not added: the experiment's records have always counted the listed ones, and
-/// [`Judgement::of`] would count both. Which to count is a reviewed change of the
-/// committed reports, not this move's.)
+/// A serial gate's verdict by rule, every rule listed: its hard violations, those a
+/// long list leaves unlisted counted too (a rule broken only past the list's cap is
+/// broken, not held).
 fn judgement(report: &GateReport<Location>) -> Judgement {
-    let mut violations: BTreeMap<RuleId, u64> =
-        Rule::ALL.iter().map(|r| (RuleId::from(*r), 0)).collect();
-    for v in report.violations.iter().filter(|v| v.is_hard()) {
-        *violations.entry(v.predicate).or_insert(0) += 1;
-    }
-    Judgement {
-        passed: report.passed,
-        violations,
-    }
+    Judgement::of(report, Rule::ALL.iter().map(|r| RuleId::from(*r)))
 }
 
 /// No soft measure: a whole proposal is judged by the gate alone.
@@ -339,6 +347,22 @@ impl Measure<TwelveTone> for GateOnly {
 mod tests {
     use super::*;
     use crate::rungs::{Octave, Retime, Trim};
+
+    #[test]
+    fn a_rule_broken_only_past_the_lists_cap_is_counted_broken() {
+        let collision = RuleId::from(Rule::Collision);
+        let report = GateReport::<Location>::from_violations("twelve-tone/strict", Vec::new())
+            .with_unlisted(vec![cantus_framework::Unlisted {
+                predicate: collision,
+                severity: cantus_framework::Severity::Hard,
+                count: 7,
+            }]);
+        let j = judgement(&report);
+        assert!(!j.passed);
+        assert_eq!(j.violations[&collision], 7);
+        assert_eq!(j.violations.len(), Rule::ALL.len(), "every rule listed");
+        assert_eq!(j.violations[&RuleId::from(Rule::Row)], 0);
+    }
 
     #[test]
     fn the_ladder_is_the_named_rungs_in_order() {
