@@ -13,6 +13,7 @@ use super::metrics::bootstrap::{Bootstrap, Interval};
 use super::metrics::{Cell, Options, Price, Summary, summarize};
 use super::record::{Header, Record, file_name_part};
 use super::run::{RunError, read_whole_results, results_path};
+use cantus_registry::Analyser;
 use cantus_render::report::index::{Row, Table, index_html};
 use charts::{cost_chart, delivery_chart, predicate_chart};
 use delivery::{delivery_table, has_serial_gates};
@@ -408,7 +409,7 @@ fn markdown(
         }
     }
     if s.cells.iter().any(|c| c.analysis_share.is_some()) {
-        serial_table(&mut md, s);
+        analysis_table(&mut md, s);
     }
     measures_table(&mut md, s);
     md.push_str("\n## Cost\n\nSeconds are wall time on the machine that ran the experiment.\n\nCached is the part of the prompt tokens the server answered from its prefix cache, where it said.\n\n| model | condition | calls/run | tokens in/run | cached in/run | tokens out/run | s/run | calls/delivered | tokens/delivered | s/delivered | money/delivered |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -447,13 +448,14 @@ fn markdown(
     md
 }
 
-/// The serial analysis: the share of each cell's pieces the row analyser explains
-/// (twelve-tone pieces only).
-fn serial_table(md: &mut String, s: &Summary) {
-    md.push_str(
-        "\n## Serial analysis\n\nShare of a piece's notes `cantus analyze` explains by row \
-         statements (order positions, doublings, repetitions; the row inferred from the piece, \
-         as for music people wrote), averaged over the cell's pieces.",
+/// The analysis: the share of each cell's pieces its domain's analyser explains, in
+/// that analyser's words (twelve-tone's: the serial analysis, by rows).
+fn analysis_table(md: &mut String, s: &Summary) {
+    let words = s.words.analyser.unwrap_or(Analyser::UNNAMED);
+    let _ = write!(
+        md,
+        "\n## {}\n\n{}, averaged over the cell's pieces.",
+        words.title, words.explains
     );
     match s.reference_analysis_share {
         Some(share) => {
@@ -465,7 +467,11 @@ fn serial_table(md: &mut String, s: &Summary) {
         }
         None => md.push('\n'),
     }
-    md.push_str("\n| model | condition | notes explained by rows |\n|---|---|---|\n");
+    let _ = write!(
+        md,
+        "\n| model | condition | {} |\n|---|---|---|\n",
+        words.column
+    );
     for c in s.cells.iter().filter(|c| c.runs > 0) {
         let _ = writeln!(
             md,

@@ -63,6 +63,17 @@ impl Trials for Echo {
             ],
         }
     }
+
+    fn lenient_gate(&self) -> Option<LenientGate> {
+        Some(LenientGate {
+            strict: "the echo gate (every letter heard)",
+            lenient: "the gate that takes the echo's word",
+        })
+    }
+
+    fn collision_rule(&self) -> Option<RuleId> {
+        Some(RULE)
+    }
 }
 
 struct EchoTrial;
@@ -220,6 +231,24 @@ instruction = "Be brief."
     assert!(raw.released_relaxed, "refused only on the rules");
     assert_eq!(raw.events_relying_on_tags, Some(3));
     assert_eq!(raw.libretto_degeneracy_passed, Some(false));
+
+    // The report gives the lenient gate's delivery beside the strict one's, and
+    // describes both gates and the rule reported alone in the domain's words.
+    cantus_experiment::report::report(&out, None).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains(
+            "Strict: released by the echo gate (every letter heard). Relaxed: the gate that \
+             takes the echo's word."
+        ),
+        "{md}"
+    );
+    assert!(md.contains("no vertical collision (`EC-STRICT`)"), "{md}");
+    assert!(
+        md.contains("| null | raw | 1 | 0.0% [0.0, 0.0] | 100.0% [100.0, 100.0] | +100.0 pp | 1 |"),
+        "raw: refused by the strict gate, passed by the lenient one: {md}"
+    );
+    assert!(!md.contains("row tags"), "no twelve-tone words: {md}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

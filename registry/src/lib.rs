@@ -112,7 +112,7 @@ mod form;
 mod id;
 pub mod layout;
 mod options;
-mod reference;
+mod report;
 mod review;
 mod run_dir;
 pub mod summary;
@@ -125,7 +125,7 @@ pub use compose::{Compose, Composed, DomainError, Job, Model, ProgressFn, Reques
 pub use form::{Form, Forms, Prompt, Whole, WholeStyle};
 pub use id::{BadDomainId, DomainId};
 pub use options::{Args, ArgsError, Opt, OptKind};
-pub use reference::Reference;
+pub use report::{Analyser, LenientGate, Reference};
 pub use review::{Analysis, Finding, Place, Review, Reviewed, Verdict};
 pub use run_dir::{OutputError, RunDir};
 pub use trials::{

@@ -18,7 +18,7 @@ use crate::artefact::{Artefact, View};
 use crate::compose::Model;
 use crate::form::{Form, Forms};
 use crate::id::DomainId;
-use crate::reference::Reference;
+use crate::report::{Analyser, LenientGate, Reference};
 use cantus_framework::{
     Budget, Domain, Entry, GateReport, Ladder, Outcome, RuleId, RungId, Severity, Totals,
 };
@@ -68,13 +68,13 @@ pub trait Trials: Send + Sync {
         None
     }
 
-    /// Whether its trials judge by a lenient gate beside the strict one
-    /// ([`Tried::lenient`]): the report then gives relaxed delivery, the gap between
-    /// the two and the releases that relied on trust, for every run of the cell (a
-    /// run that made nothing counting as not delivered). False (the default) for a
-    /// domain with one gate.
-    fn lenient_gate(&self) -> bool {
-        false
+    /// The lenient gate its trials judge by beside the strict one ([`Tried::lenient`]),
+    /// described for the report: the report then gives relaxed delivery, the gap
+    /// between the two and the releases that relied on trust, for every run of the
+    /// cell (a run that made nothing counting as not delivered). None (the default)
+    /// for a domain with one gate.
+    fn lenient_gate(&self) -> Option<LenientGate> {
+        None
     }
 
     /// A rule the report gives alone, as the share of runs whose pieces broke no
@@ -98,6 +98,12 @@ pub trait Trials: Send + Sync {
     /// domain without an analyser.
     fn explained_share(&self, _score: &Score) -> Option<f64> {
         None
+    }
+
+    /// How the report words its section on [`Trials::explained_share`]
+    /// ([`Analyser::UNNAMED`], the default, for a domain that names none).
+    fn analyser(&self) -> Analyser {
+        Analyser::UNNAMED
     }
 }
 

@@ -16,6 +16,8 @@ use super::conditions::BASELINE;
 use super::record::{Record, Reference, RunOutcome};
 use super::tasks::FamilyId;
 use bootstrap::{Bootstrap, Interval, mean};
+use cantus_framework::RuleId;
+use cantus_registry::{Analyser, LenientGate};
 use degeneracy::{Features, Sensitivity, Weights};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -174,6 +176,46 @@ pub struct Summary {
     /// Mean share of the reference pieces' notes the domain's analyser explains, over
     /// the pieces where it was measured.
     pub reference_analysis_share: Option<f64>,
+    /// How the report words what the records' domains declare (not in `report.json`:
+    /// words, not figures).
+    #[serde(skip)]
+    pub words: Words,
+}
+
+/// How the report words what the records' domains declare beyond delivery: for
+/// each, the first domain (in key order) that declares it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Words {
+    /// Its two gates ([`cantus_registry::Trials::lenient_gate`]).
+    pub lenient_gate: Option<LenientGate>,
+    /// The rule reported alone ([`cantus_registry::Trials::collision_rule`]).
+    pub collision_rule: Option<RuleId>,
+    /// The analyser of a domain whose pieces had a share measured
+    /// ([`cantus_registry::Trials::analyser`]).
+    pub analyser: Option<Analyser>,
+}
+
+impl Words {
+    fn of(measured: &[Measured]) -> Words {
+        let mut words = Words::default();
+        let mut seen = BTreeSet::new();
+        for m in measured {
+            if !seen.insert(&m.record.domain) {
+                continue;
+            }
+            let Some(trials) = crate::reference::trials_of(&m.record.domain) else {
+                continue;
+            };
+            words.lenient_gate = words.lenient_gate.or_else(|| trials.lenient_gate());
+            words.collision_rule = words.collision_rule.or_else(|| trials.collision_rule());
+        }
+        words.analyser = measured
+            .iter()
+            .find(|m| m.analysis_share.is_some())
+            .and_then(|m| crate::reference::trials_of(&m.record.domain))
+            .map(|t| t.analyser());
+        words
+    }
 }
 
 /// How the metrics are computed.
@@ -257,6 +299,7 @@ pub fn summarize(records: &[Record], o: &Options<'_>) -> Summary {
                 .collect();
             (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
         },
+        words: Words::of(&measured),
     }
 }
 
@@ -337,7 +380,7 @@ fn cell(
     // rule are twelve-tone's; an exercise or a chorale has neither.
     let domain = crate::reference::only(runs.iter().map(|m| &m.record.domain))
         .and_then(crate::reference::trials_of);
-    let lenient = domain.is_some_and(|d| d.lenient_gate());
+    let lenient = domain.and_then(|d| d.lenient_gate()).is_some();
     let collision = domain.and_then(|d| d.collision_rule());
     let delivery_strict = rate(o, &runs, Record::released);
     let delivery_relaxed = lenient

@@ -1,16 +1,17 @@
 //! The report's Delivery table: how many runs each cell's strict gate released, and,
-//! only where some cell was judged by them, twelve-tone's second gates (the relaxed
-//! gate that trusts row tags, the collision-only check), which mean nothing for
-//! another domain's pieces.
+//! only where some cell was judged by them, a domain's second gates (a lenient gate,
+//! [`cantus_registry::Trials::lenient_gate`] — twelve-tone's trusts row tags — and
+//! the collision-only check), described in that domain's words.
 
 use super::pct;
 use crate::metrics::Summary;
 use crate::record::RunOutcome;
+use cantus_registry::LenientGate;
 use std::fmt::Write as _;
 
-/// Whether some cell was judged by twelve-tone's second gates (the relaxed gate that
-/// trusts row tags, the collision-only check): only then does the report show their
-/// columns, which mean nothing for another domain's pieces.
+/// Whether some cell was judged by a domain's second gates (a lenient gate, the
+/// collision-only check): only then does the report show their columns, which mean
+/// nothing for another domain's pieces.
 pub(super) fn has_serial_gates(s: &Summary) -> bool {
     s.cells.iter().any(|c| {
         c.delivery_relaxed.is_some()
@@ -23,13 +24,19 @@ pub(super) fn has_serial_gates(s: &Summary) -> bool {
 pub(super) fn delivery_table(md: &mut String, s: &Summary) {
     let serial = has_serial_gates(s);
     if serial {
-        md.push_str(
-            "\n## Delivery\n\nStrict: released by the strict gate (labels re-derived from the \
-             pitches). Relaxed: the gate that trusts the generator's row tags. *Tag-dependent*: \
+        let gates = s.words.lenient_gate.unwrap_or(LenientGate {
+            strict: "the strict gate",
+            lenient: "the domain's lenient gate",
+        });
+        let rule = s.words.collision_rule.map_or("–", |r| r.as_str());
+        let _ = write!(
+            md,
+            "\n## Delivery\n\nStrict: released by {}. Relaxed: {}. *Tag-dependent*: \
              relaxed releases the strict gate refused. *Collision only*: the piece has no vertical \
-             collision (`TT-COLLISION`), whatever else is wrong.\n\n\
+             collision (`{rule}`), whatever else is wrong.\n\n\
              | model | condition | runs | strict | relaxed | gap | tag-dependent | collision only | failed |\n\
              |---|---|---|---|---|---|---|---|---|\n",
+            gates.strict, gates.lenient,
         );
     } else {
         md.push_str(

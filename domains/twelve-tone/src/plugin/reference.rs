@@ -12,7 +12,7 @@
 
 use crate::analysis::{Options, analyze};
 use cantus_music::Score;
-use cantus_registry::Reference;
+use cantus_registry::{Analyser, Reference};
 
 /// Where the shipped corpus lives in the repository; its pieces are named by their
 /// paths under it.
@@ -27,6 +27,15 @@ pub fn shipped() -> Vec<Reference> {
     serde_json::from_str(include_str!("second_viennese.json"))
         .expect("second_viennese.json is a list of references (checked by its test)")
 }
+
+/// How the report words its section on [`explained_share`].
+pub const ANALYSER: Analyser = Analyser {
+    title: "Serial analysis",
+    explains: "Share of a piece's notes `cantus analyze` explains by row statements (order \
+               positions, doublings, repetitions; the row inferred from the piece, as for music \
+               people wrote)",
+    column: "notes explained by rows",
+};
 
 /// The share of the notes of `score` that the serial analyser explains by row
 /// statements (positions, doublings, repetitions), the row inferred as `cantus

@@ -30,8 +30,8 @@ use cantus_framework::{
 };
 use cantus_music::Score;
 use cantus_registry::{
-    Attempt, Folder, Form, Forms, Judgement, Lenient, Made, Reference, RunDir, RunFolder,
-    TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried, Whole,
+    Analyser, Attempt, Folder, Form, Forms, Judgement, Lenient, LenientGate, Made, Reference,
+    RunDir, RunFolder, TaskTable, TaskTableError, Trial, TrialTask, Trials, Tried, Whole,
 };
 use std::sync::Arc;
 
@@ -71,8 +71,11 @@ impl Trials for TwelveToneTrials {
         Some(include_str!("conditions.toml"))
     }
 
-    fn lenient_gate(&self) -> bool {
-        true
+    fn lenient_gate(&self) -> Option<LenientGate> {
+        Some(LenientGate {
+            strict: "the strict gate (labels re-derived from the pitches)",
+            lenient: "the gate that trusts the generator's row tags",
+        })
     }
 
     fn collision_rule(&self) -> Option<RuleId> {
@@ -85,6 +88,10 @@ impl Trials for TwelveToneTrials {
 
     fn explained_share(&self, score: &Score) -> Option<f64> {
         super::reference::explained_share(score)
+    }
+
+    fn analyser(&self) -> Analyser {
+        super::reference::ANALYSER
     }
 }
 
