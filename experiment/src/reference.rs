@@ -86,25 +86,11 @@ pub fn read(
     Ok(out)
 }
 
-/// The experiment trials of `domain`, when a domain of that id is linked in and
-/// runs experiments.
-pub fn trials_of(domain: &DomainId) -> Option<&'static dyn Trials> {
-    cantus_registry::find(domain.as_str())
-        .ok()
-        .and_then(|unit| unit.trial_sets().ok())
-}
-
-/// The one domain of `domains`, when there is exactly one.
-pub fn only<'a>(mut domains: impl Iterator<Item = &'a DomainId>) -> Option<&'a DomainId> {
-    let first = domains.next()?;
-    domains.all(|d| d == first).then_some(first)
-}
-
 /// The set an experiment whose tasks are of `domains` measures against when its file
 /// names none: the one domain's shipped set, none for several domains or none.
 pub fn shipped<'a>(domains: impl Iterator<Item = &'a DomainId>) -> Vec<Reference> {
-    only(domains)
-        .and_then(trials_of)
+    super::registered::only(domains)
+        .and_then(super::registered::trials_of)
         .map(|t| t.reference())
         .unwrap_or_default()
 }

@@ -25,11 +25,25 @@ use super::folder;
 use super::record::{Counts, FileCheck, Key, RunOutcome, Verdict};
 use super::tasks::{FamilyId, Task, TaskId};
 use cantus_registry::{
-    Attempt, DomainId, Form, Judgement, Made as Made_, RunDir, RunFolder, Study, Tried, View,
-    layout,
+    Attempt, DomainId, Form, Judgement, Made as Made_, RunDir, RunFolder, Study, Trials, Tried,
+    View, layout,
 };
 use serde::Serialize;
 use std::path::Path;
+
+/// The experiment trials of `domain`, when a domain of that id is linked in and
+/// runs experiments.
+pub fn trials_of(domain: &DomainId) -> Option<&'static dyn Trials> {
+    cantus_registry::find(domain.as_str())
+        .ok()
+        .and_then(|unit| unit.trial_sets().ok())
+}
+
+/// The one domain of `domains`, when there is exactly one.
+pub fn only<'a>(mut domains: impl Iterator<Item = &'a DomainId>) -> Option<&'a DomainId> {
+    let first = domains.next()?;
+    domains.all(|d| d == first).then_some(first)
+}
 
 /// The task set of the domain registered as `domain`, read from the experiment
 /// file's `[tasks]` table (`values`, without `domain` and `limit`; relative paths

@@ -87,8 +87,8 @@ pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunE
     let given_reference = reference.is_some();
     if let Some(paths) = reference {
         // Analysed by the records' domain's analyser, as the run's own set was.
-        let domain = super::reference::only(records.iter().map(|r| &r.domain))
-            .and_then(super::reference::trials_of);
+        let domain = super::registered::only(records.iter().map(|r| &r.domain))
+            .and_then(super::registered::trials_of);
         header.reference =
             super::reference::read(paths, |p| super::run::tidy(p).display().to_string(), domain)?;
     }

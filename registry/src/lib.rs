@@ -17,6 +17,7 @@
 //! | the artefact's files, written and read back | [`Artefact`] | every run folder, the renderer |
 //! | the gate's verdict and the analysis marks for a page | [`Review`] | `cantus render`, `cantus blind` |
 //! | experiment task sets (`[tasks] domain = "<id>"`) and one trial of a task | [`Trials`], [`Trial`] | `cantus experiment run\|report` |
+//! | concepts it can judge and write, for lessons | [`Teach`](teach::Teach) | `cantus teach` |
 //! | its proposers, one line each | [`Unit::proposer`] | `cantus plugins` |
 //!
 //! What a domain gets for free: the run folder, written as one unit in one layout
@@ -116,6 +117,7 @@ mod report;
 mod review;
 mod run_dir;
 pub mod summary;
+pub mod teach;
 mod trials;
 mod unit;
 mod verify;

@@ -5,6 +5,7 @@ use crate::DomainId;
 use crate::artefact::{Artefact, ArtefactKind, KindOf};
 use crate::compose::Compose;
 use crate::review::Review;
+use crate::teach::{Erased, Teach, Teaching};
 use crate::trials::Trials;
 use crate::verify::Verify;
 use std::sync::OnceLock;
@@ -50,6 +51,7 @@ pub struct Unit {
     artefact: Option<Box<dyn ArtefactKind>>,
     review: Option<Box<dyn Review>>,
     trials: Option<Box<dyn Trials>>,
+    teach: Option<Box<dyn Teaching>>,
     proposers: Vec<ProposerInfo>,
     shortcuts: Vec<Shortcut>,
 }
@@ -75,6 +77,7 @@ impl Unit {
             artefact: None,
             review: None,
             trials: None,
+            teach: None,
             proposers: Vec::new(),
             shortcuts: Vec::new(),
         }
@@ -116,6 +119,12 @@ impl Unit {
     /// with `[tasks] domain = "<id>"`).
     pub fn trials(&mut self, trials: impl Trials + 'static) -> &mut Unit {
         self.trials = Some(Box::new(trials));
+        self
+    }
+
+    /// Registers the concepts the domain teaches (`cantus teach`).
+    pub fn teach(&mut self, teach: impl Teach) -> &mut Unit {
+        self.teach = Some(Box::new(Erased(teach)));
         self
     }
 
@@ -192,6 +201,13 @@ impl Unit {
         self.trials
             .as_deref()
             .ok_or_else(|| self.missing("runs in no experiment (it registers no trials)"))
+    }
+
+    /// The concepts it teaches.
+    pub fn teaching(&self) -> Result<&dyn Teaching, Missing> {
+        self.teach
+            .as_deref()
+            .ok_or_else(|| self.missing("teaches no concepts"))
     }
 
     /// The proposers it brings.

@@ -1,7 +1,7 @@
 //! `cantus teach CONCEPT`: a teaching example of a device from Cantus's concept
-//! catalogue, by the concept's embedded proposer (twelve-tone and counterpoint
-//! concepts) or a model (`--config`), judged by the concept's challenge, novelty
-//! against the example shown and copy against the references.
+//! catalogue (Cantus's own and every linked domain's), by the concept's domain's
+//! embedded proposer or a model (`--config`), judged by the concept's challenge,
+//! novelty against the example shown and copy against the references.
 
 use super::workflow::{Setup, WorkflowArgs, author_options};
 use super::{Exit, bad_input};
@@ -22,10 +22,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Exit {
-    let catalogue = Catalogue::shipped();
+    let catalogue = match Catalogue::shipped() {
+        Ok(c) => c,
+        Err(e) => return bad_input(format!("the concept catalogue: {e}")),
+    };
     if args.list {
         for c in &catalogue.concepts {
-            let by = if c.example.is_some() {
+            let by = if c.embedded() {
                 "embedded or --config"
             } else {
                 "--config only"

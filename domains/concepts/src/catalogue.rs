@@ -1,11 +1,15 @@
-//! The concept catalogue: `data/concepts.toml`, shipped with Cantus and
-//! written for it. Each entry names a device, says what it is, gives a
-//! machine-checkable challenge ([`ChallengeSpec`]) and, where Cantus's own
-//! proposers can write one, how ([`Example`]). Unknown keys are errors with
-//! their line and column, so a catalogue typo cannot pass silently.
+//! The concept catalogue: every registered domain's concepts (each domain's
+//! catalogue file, its [`Teach`](cantus_registry::teach::Teach)), then Cantus's
+//! own `data/concepts.toml`, read and checked as one. Each entry names a
+//! device, says what it is and gives a machine-checkable challenge; a domain's
+//! entry also says how its embedded proposer writes an example, in that
+//! domain's own terms, which only that domain reads. Unknown keys are errors
+//! naming the file and the concept (with line and column where TOML knows
+//! them), so a catalogue typo cannot pass silently.
 
-use cantus_counterpoint::{ModeName, Position, Species};
 use cantus_libretto::Axis;
+use cantus_registry::DomainId;
+use cantus_registry::teach::Lesson;
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -35,83 +39,33 @@ impl Level {
 }
 
 /// What an example must show, as the catalogue states it.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ChallengeSpec {
-    /// A Libretto axis above and/or below a percentile of the reference table.
+    /// A Libretto axis above and/or below a percentile of the reference table:
+    /// any piece can be measured on it, and no embedded proposer writes one (a
+    /// model's task).
     AxisBand {
-        /// The axis id.
-        axis: String,
+        /// The axis.
+        axis: Axis,
         /// Percentile to exceed.
         above: Option<u8>,
         /// Percentile to stay under.
         below: Option<u8>,
     },
-    /// Twelve-tone: a voice repeats another's pitch classes, transposed, later.
-    Canon {
-        /// Bars between leader and follower.
-        delay_bars: u32,
-        /// Semitones the follower is moved by.
-        transpose: i8,
-    },
-    /// Twelve-tone: a voice repeats another's pitch classes inverted, later.
-    InversionCanon {
-        /// Bars between leader and follower.
-        delay_bars: u32,
-    },
-    /// Twelve-tone: P and I statements sounding together whose first
-    /// hexachords are complementary, in at least `sections` places.
-    CombinatorialPairs {
-        /// How many such pairs.
-        sections: u32,
-    },
-    /// Twelve-tone: the row holds all eleven intervals.
-    AllIntervalRow,
-    /// Counterpoint, second species: at least `min` weak-beat dissonances,
-    /// `consecutive` of them in successive bars.
-    PassingTones {
-        /// Fewest dissonant passing tones.
-        min: u32,
-        /// Longest run of bars with one, at least.
-        consecutive: u32,
-    },
-    /// Counterpoint: at least this share of the moves in contrary motion.
-    ContraryMotion {
-        /// Share, 0–1.
-        min_share: f64,
-    },
-    /// Counterpoint: at least this share of the inner verticals imperfect consonances.
-    ImperfectConsonances {
-        /// Share, 0–1.
-        min_share: f64,
-    },
-}
-
-/// How Cantus's embedded proposers write an example of a concept.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "domain", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Example {
-    /// A twelve-tone piece from a brief.
-    TwelveTone {
-        /// The brief, as `cantus compose --brief` reads it.
-        brief: String,
-    },
-    /// A species exercise on Fux's cantus firmi.
-    Counterpoint {
-        /// 1 or 2.
-        species: u8,
-        /// The cantus firmi's modes, two or more: the first for Cantus's worked
-        /// example, the others in turn for the answers (an answer on the
-        /// example's own cantus would share half its notes with it).
-        modes: Vec<String>,
-        /// `above` or `below`.
-        position: String,
+    /// A domain's: its entry's `challenge` and `example` tables, which that
+    /// domain's registered teaching reads.
+    Domain {
+        /// The domain.
+        domain: DomainId,
+        /// The entry's `challenge` table.
+        challenge: toml::Value,
+        /// The entry's `example` table.
+        example: toml::Value,
     },
 }
 
 /// One concept.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Concept {
     /// The id on the command line.
     pub id: String,
@@ -121,10 +75,36 @@ pub struct Concept {
     pub title: String,
     /// What it is.
     pub what: String,
-    /// What an example must show.
+    /// What an example must show (and, for a domain's, how it writes one).
     pub challenge: ChallengeSpec,
-    /// How the embedded proposers write one (`None`: a model's task).
-    pub example: Option<Example>,
+}
+
+impl Concept {
+    /// The domain whose verifier judges it and whose proposer writes it
+    /// (`None`: an axis band, a model's task).
+    pub fn domain(&self) -> Option<&DomainId> {
+        match &self.challenge {
+            ChallengeSpec::AxisBand { .. } => None,
+            ChallengeSpec::Domain { domain, .. } => Some(domain),
+        }
+    }
+
+    /// The domain's reading of the entry: its challenge and embedded author.
+    pub(crate) fn lesson(&self) -> Result<Option<Lesson>, String> {
+        let ChallengeSpec::Domain {
+            domain,
+            challenge,
+            example,
+        } = &self.challenge
+        else {
+            return Ok(None);
+        };
+        let teaching = cantus_registry::find(domain.as_str())
+            .map_err(|e| e.to_string())?
+            .teaching()
+            .map_err(|e| e.to_string())?;
+        teaching.lesson(challenge, example).map(Some)
+    }
 }
 
 /// Why a catalogue cannot be used.
@@ -158,49 +138,162 @@ pub enum CatalogueError {
     },
 }
 
+/// An entry as written: its domain part still a table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    id: String,
+    level: Level,
+    title: String,
+    what: String,
+    challenge: toml::Value,
+    example: Option<toml::Value>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    concept: Vec<Concept>,
+    concept: Vec<Entry>,
+}
+
+/// The only challenge of Cantus's own entries.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum OwnChallenge {
+    AxisBand {
+        axis: String,
+        above: Option<u8>,
+        below: Option<u8>,
+    },
 }
 
 /// The catalogue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalogue {
-    /// Its concepts, in file order.
+    /// Its concepts: each registered domain's (by domain id, in file order),
+    /// then Cantus's own.
     pub concepts: Vec<Concept>,
 }
 
 impl Catalogue {
-    /// The catalogue shipped with Cantus.
-    pub fn shipped() -> &'static Catalogue {
-        static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
-        CATALOGUE.get_or_init(|| {
-            Catalogue::from_toml(SHIPPED, "data/concepts.toml")
-                .expect("the shipped catalogue is valid (checked by a test)")
-        })
+    /// The catalogue of this program: the concepts of every domain it links
+    /// that teaches, then Cantus's own. A domain's catalogue that does not read,
+    /// or an id used twice, is the program's error, said here.
+    pub fn shipped() -> Result<&'static Catalogue, CatalogueError> {
+        static CATALOGUE: OnceLock<Result<Catalogue, CatalogueError>> = OnceLock::new();
+        CATALOGUE
+            .get_or_init(|| {
+                let mut all = Catalogue {
+                    concepts: Vec::new(),
+                };
+                for unit in cantus_registry::domains() {
+                    if let Ok(teaching) = unit.teaching() {
+                        let file = teaching.concepts();
+                        let part = Catalogue::read(file.text, file.origin, Some(unit.id()))?;
+                        all.join(part, file.origin)?;
+                    }
+                }
+                all.join(
+                    Catalogue::from_toml(SHIPPED, "data/concepts.toml")?,
+                    "data/concepts.toml",
+                )?;
+                Ok(all)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
-    /// Reads a catalogue and checks every entry.
+    /// Reads a catalogue of Cantus's own form (axis bands, no examples) and
+    /// checks every entry.
     pub fn from_toml(text: &str, origin: &str) -> Result<Catalogue, CatalogueError> {
+        Catalogue::read(text, origin, None)
+    }
+
+    /// Reads `domain`'s catalogue and checks every entry by that domain's
+    /// registered teaching.
+    pub fn from_domain_toml(
+        text: &str,
+        origin: &str,
+        domain: &DomainId,
+    ) -> Result<Catalogue, CatalogueError> {
+        Catalogue::read(text, origin, Some(domain))
+    }
+
+    fn read(
+        text: &str,
+        origin: &str,
+        domain: Option<&DomainId>,
+    ) -> Result<Catalogue, CatalogueError> {
         let file: File = toml::from_str(text).map_err(|e| CatalogueError::Toml {
             origin: origin.to_owned(),
             message: e.to_string(),
         })?;
-        for (i, c) in file.concept.iter().enumerate() {
+        let mut catalogue = Catalogue {
+            concepts: Vec::new(),
+        };
+        for entry in file.concept {
+            let Entry {
+                id,
+                level,
+                title,
+                what,
+                challenge,
+                example,
+            } = entry;
             let bad = |problem: String| CatalogueError::Entry {
                 origin: origin.to_owned(),
-                id: c.id.clone(),
+                id: id.clone(),
                 problem,
             };
-            if file.concept[..i].iter().any(|o| o.id == c.id) {
-                return Err(bad("the id is used twice".into()));
-            }
-            c.check().map_err(bad)?;
+            let challenge = match (domain, example) {
+                (None, Some(_)) => {
+                    return Err(bad(
+                        "an example is written by a domain's proposer: the entry belongs in that domain's catalogue".into(),
+                    ));
+                }
+                (None, None) => own_challenge(challenge).map_err(bad)?,
+                (Some(_), None) => {
+                    return Err(bad(
+                        "a domain's concept needs an example its proposer can write".into(),
+                    ));
+                }
+                (Some(domain), Some(example)) => ChallengeSpec::Domain {
+                    domain: domain.clone(),
+                    challenge,
+                    example,
+                },
+            };
+            let concept = Concept {
+                id: id.clone(),
+                level,
+                title,
+                what,
+                challenge,
+            };
+            concept.lesson().map_err(bad)?;
+            catalogue.join(
+                Catalogue {
+                    concepts: vec![concept],
+                },
+                origin,
+            )?;
         }
-        Ok(Catalogue {
-            concepts: file.concept,
-        })
+        Ok(catalogue)
+    }
+
+    /// Adds `other`'s concepts, refusing an id already here.
+    fn join(&mut self, other: Catalogue, origin: &str) -> Result<(), CatalogueError> {
+        for c in other.concepts {
+            if self.concepts.iter().any(|o| o.id == c.id) {
+                return Err(CatalogueError::Entry {
+                    origin: origin.to_owned(),
+                    id: c.id,
+                    problem: "the id is used twice".into(),
+                });
+            }
+            self.concepts.push(c);
+        }
+        Ok(())
     }
 
     /// The concept with this id.
@@ -220,118 +313,19 @@ impl Catalogue {
     }
 }
 
-impl Concept {
-    /// Checks what serde cannot: axis ids, modes, shares, and that the
-    /// example's domain is the challenge's.
-    fn check(&self) -> Result<(), String> {
-        let share = |s: f64| {
-            (0.0..=1.0)
-                .contains(&s)
-                .then_some(())
-                .ok_or_else(|| format!("share {s} is outside 0–1"))
-        };
-        match &self.challenge {
-            ChallengeSpec::AxisBand { axis, above, below } => {
-                Axis::from_id(axis).ok_or_else(|| format!("no axis `{axis}`"))?;
-                if above.is_none() && below.is_none() {
-                    return Err("an axis band needs `above` or `below`".into());
-                }
-                if above.or(*below).is_some_and(|p| p > 100) {
-                    return Err("a percentile is at most 100".into());
-                }
-            }
-            ChallengeSpec::ContraryMotion { min_share }
-            | ChallengeSpec::ImperfectConsonances { min_share } => share(*min_share)?,
-            _ => {}
-        }
-        let serial = matches!(
-            self.challenge,
-            ChallengeSpec::Canon { .. }
-                | ChallengeSpec::InversionCanon { .. }
-                | ChallengeSpec::CombinatorialPairs { .. }
-                | ChallengeSpec::AllIntervalRow
-        );
-        let species = matches!(
-            self.challenge,
-            ChallengeSpec::PassingTones { .. }
-                | ChallengeSpec::ContraryMotion { .. }
-                | ChallengeSpec::ImperfectConsonances { .. }
-        );
-        match &self.example {
-            Some(Example::TwelveTone { .. }) if !serial => {
-                Err("a twelve-tone example for a challenge no serial piece is judged by".into())
-            }
-            Some(Example::Counterpoint { .. }) if !species => {
-                Err("a counterpoint example for a challenge no exercise is judged by".into())
-            }
-            Some(Example::Counterpoint {
-                species,
-                modes,
-                position,
-            }) => {
-                parse_species(*species).map_err(|e| e.to_string())?;
-                if modes.len() < 2 {
-                    return Err("a counterpoint example needs two modes or more: one for the worked example, others for the answers".into());
-                }
-                for mode in modes {
-                    parse_mode(mode).map_err(|e| e.to_string())?;
-                }
-                parse_position(position).map_err(|e| e.to_string())?;
-                Ok(())
-            }
-            None if serial || species => {
-                Err("a domain challenge needs an example the domain's proposer can write".into())
-            }
-            _ => Ok(()),
-        }
+/// An axis band, checked: the axis exists, a bound is given, percentiles ≤ 100.
+fn own_challenge(table: toml::Value) -> Result<ChallengeSpec, String> {
+    let OwnChallenge::AxisBand { axis, above, below } = table
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("challenge: {}", e.message().trim_end()))?;
+    let axis = Axis::from_id(&axis).ok_or_else(|| format!("no axis `{axis}`"))?;
+    if above.is_none() && below.is_none() {
+        return Err("an axis band needs `above` or `below`".into());
     }
-}
-
-/// Why a concept's example cannot be written by its embedded author.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ExampleError {
-    /// The twelve-tone example's brief does not compile.
-    #[error("brief `{brief}`: {error}")]
-    Brief {
-        /// The brief.
-        brief: String,
-        /// Why the compiler refused it.
-        error: cantus_twelve_tone::spec::BriefError,
-    },
-    /// Fux wrote five species; Cantus composes the first two.
-    #[error("no species {0}")]
-    NoSpecies(u8),
-    /// Not one of the church modes of Fux's cantus firmi.
-    #[error("no mode `{0}`")]
-    NoMode(String),
-    /// A counterpoint example names no mode.
-    #[error("no mode given")]
-    NoModes,
-    /// Neither `above` nor `below`.
-    #[error("position `{0}` is neither `above` nor `below`")]
-    Position(String),
-    /// An axis-band challenge names no Libretto axis.
-    #[error("no axis `{0}`")]
-    NoAxis(String),
-}
-
-/// `above` or `below`.
-pub(crate) fn parse_position(text: &str) -> Result<Position, ExampleError> {
-    match text {
-        "above" => Ok(Position::Above),
-        "below" => Ok(Position::Below),
-        _ => Err(ExampleError::Position(text.into())),
+    if above.or(below).is_some_and(|p| p > 100) {
+        return Err("a percentile is at most 100".into());
     }
-}
-
-/// Species `n`, if Cantus composes it.
-pub(crate) fn parse_species(n: u8) -> Result<Species, ExampleError> {
-    Species::from_number(n).ok_or(ExampleError::NoSpecies(n))
-}
-
-/// The church mode named `name`.
-pub(crate) fn parse_mode(name: &str) -> Result<ModeName, ExampleError> {
-    ModeName::parse(name).ok_or_else(|| ExampleError::NoMode(name.into()))
+    Ok(ChallengeSpec::AxisBand { axis, above, below })
 }
 
 #[cfg(test)]
@@ -339,27 +333,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_shipped_catalogue_reads_with_domain_and_axis_concepts() {
-        let c = Catalogue::shipped();
-        assert!(c.concepts.len() >= 12, "{}", c.concepts.len());
-        let serial = c
-            .concepts
-            .iter()
-            .filter(|c| matches!(c.example, Some(Example::TwelveTone { .. })))
-            .count();
-        let species = c
-            .concepts
-            .iter()
-            .filter(|c| matches!(c.example, Some(Example::Counterpoint { .. })))
-            .count();
+    fn cantus_own_catalogue_reads_axis_bands() {
+        let own = Catalogue::from_toml(SHIPPED, "data/concepts.toml").unwrap();
+        assert!(own.concepts.len() >= 5, "{}", own.concepts.len());
+        assert!(own.concepts.iter().all(|c| c.domain().is_none()));
+        let err = own.find("fugue").unwrap_err().to_string();
         assert!(
-            serial >= 3 && species >= 3,
-            "{serial} serial, {species} species"
-        );
-        assert!(c.find("inversion-canon").is_ok());
-        let err = c.find("fugue").unwrap_err().to_string();
-        assert!(
-            err.starts_with("no concept `fugue`") && err.contains("passing-tones"),
+            err.starts_with("no concept `fugue`") && err.contains("syncopation"),
             "{err}"
         );
     }
@@ -372,7 +352,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("cat.toml") && err.contains("abov") && err.contains("line 6"),
+            err.starts_with("cat.toml: concept `x`: challenge: unknown field `abov`"),
+            "{err}"
+        );
+        let header = typo.replace("title", "titel");
+        let err = Catalogue::from_toml(&header, "cat.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("cat.toml") && err.contains("titel") && err.contains("line 4"),
             "{err}"
         );
         let axis = typo
@@ -382,11 +370,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(err, "cat.toml: concept `x`: no axis `rhy_swing`");
-        let serial = "[[concept]]\nid = \"c\"\nlevel = \"advanced\"\ntitle = \"t\"\nwhat = \"w\"\n\
-                      challenge = { kind = \"all-interval-row\" }\n";
-        let err = Catalogue::from_toml(serial, "cat.toml")
+        let example = typo.replace("abov", "above") + "example = { brief = \"b\" }\n";
+        let err = Catalogue::from_toml(&example, "cat.toml")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("needs an example"), "{err}");
+        assert!(err.contains("belongs in that domain's catalogue"), "{err}");
+        let twice = format!(
+            "{}\n{}",
+            typo.replace("abov", "above"),
+            typo.replace("abov", "above")
+        );
+        let err = Catalogue::from_toml(&twice, "cat.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "cat.toml: concept `x`: the id is used twice");
+    }
+
+    #[test]
+    fn a_domain_that_teaches_nothing_cannot_own_an_entry() {
+        let entry = "[[concept]]\nid = \"d\"\nlevel = \"advanced\"\ntitle = \"t\"\nwhat = \"w\"\n\
+                     challenge = { kind = \"any\" }\nexample = { x = 1 }\n";
+        let err = Catalogue::from_domain_toml(entry, "d.toml", &DomainId::new("no-such-domain"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("d.toml: concept `d`: unknown domain `no-such-domain`"),
+            "{err}"
+        );
     }
 }

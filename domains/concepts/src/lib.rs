@@ -2,18 +2,14 @@
 //!
 //! `cantus teach CONCEPT` writes a teaching example of a named device. The
 //! loop, its gates and its score are Libretto's
-//! ([`cantus_libretto::workflow::teach`]); what this crate adds is what needs
-//! the domains: the catalogue (`catalogue`, shipped as `data/concepts.toml`),
-//! the challenges that only a domain can check — a twelve-tone canon or
-//! combinatorial pair, read by the strict serial gate ([`serial`]); a species
-//! device, read by the species gate (`species`) — and the embedded authors
-//! that compose an example with those domains' harnesses.
-//!
-//! It sits above the domains so nothing cycles: Libretto knows no domain (it
-//! defines [`Challenge`] and [`Author`] and measures any score), the
-//! twelve-tone and counterpoint crates know nothing of Libretto or of this
-//! crate, and this crate depends on all three. The CLI only parses, calls
-//! [`teach`] and prints.
+//! ([`cantus_libretto::workflow::teach`]); what this crate adds is the
+//! catalogue ([`Catalogue`]): Cantus's own concepts (`data/concepts.toml`,
+//! devices of any tonal piece, measured on a Libretto axis band) and those of
+//! every registered domain that teaches ([`cantus_registry::teach`]) — a
+//! twelve-tone canon read by the strict serial gate, a species device read by
+//! the species gate — each with the challenge and the embedded author that
+//! domain gives it. This crate names no domain: a domain linked into the
+//! program brings its concepts with it.
 //!
 //! A concept with an example is first written by Cantus itself (the first
 //! seed from [`EXAMPLE_SEED`] whose piece meets the challenge): that worked
@@ -25,22 +21,16 @@
 #![forbid(unsafe_code)]
 
 mod catalogue;
-pub mod serial;
-mod species;
 
-pub use catalogue::{
-    Catalogue, CatalogueError, ChallengeSpec, Concept, Example, ExampleError, Level,
-};
+pub use catalogue::{Catalogue, CatalogueError, ChallengeSpec, Concept, Level};
 
-use cantus_framework::{AskOptions, Domain, ModelBackend, Outcome};
+use cantus_framework::{AskOptions, ModelBackend};
+use cantus_libretto::Calibration;
 use cantus_libretto::retrieval::{ReferenceSet, excerpt};
 use cantus_libretto::workflow::model::ModelAuthor;
 use cantus_libretto::workflow::teach::{AxisBand, Challenge, Lesson, TeachJob};
-use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft, Run};
-use cantus_libretto::{Axis, Calibration};
+use cantus_libretto::workflow::{Ask, Author, Run};
 use cantus_music::Score;
-use serial::{AllIntervalRow, CanonCheck, CombinatorialPairs, SerialAuthor};
-use species::{Device, SpeciesAuthor, SpeciesCheck};
 
 /// The first seed Cantus writes a concept's worked example with: the example
 /// is the first of `EXAMPLE_SEED`, `EXAMPLE_SEED + 1`, … (at most
@@ -57,24 +47,24 @@ pub enum TeachError {
     /// The concept is unknown or its entry is wrong.
     #[error(transparent)]
     Catalogue(#[from] CatalogueError),
-    /// The concept's example or challenge cannot be set up.
+    /// The concept's domain cannot set up its challenge or its author.
     #[error("concept `{id}`: {why}")]
     Example {
         /// The concept.
         id: String,
-        /// Why.
-        why: ExampleError,
+        /// Why, in the domain's words.
+        why: String,
     },
     /// No embedded proposer writes this concept.
     #[error(
-        "concept `{0}` is a model's task: the embedded proposers write twelve-tone pieces and species counterpoint only, not tonal examples; give --config FILE to ask a model"
+        "concept `{0}` is a model's task: no domain's embedded proposer writes it (the catalogue's own concepts are any tonal piece's); give --config FILE to ask a model"
     )]
     NoEmbeddedAuthor(String),
 }
 
 /// Who answers.
 pub enum Answerer<'a> {
-    /// The concept's embedded author (twelve-tone or counterpoint harness).
+    /// The concept's embedded author (its domain's harness).
     Embedded,
     /// A model.
     Model {
@@ -99,104 +89,46 @@ pub struct TeachOptions<'a> {
     pub seed: u64,
 }
 
+/// A concept's challenge and its embedded author (`None`: a model's task).
+type Parts = (Box<dyn Challenge>, Option<Box<dyn Author>>);
+
 impl Concept {
-    /// The concept's challenge, checkable on any score (`Err` for an axis id no
-    /// axis has, which a catalogue read by [`Catalogue::from_toml`] never holds).
-    pub fn challenge(&self, table: &Calibration) -> Result<Box<dyn Challenge>, TeachError> {
-        Ok(match &self.challenge {
-            ChallengeSpec::AxisBand { axis, above, below } => Box::new(AxisBand {
-                axis: Axis::from_id(axis).ok_or_else(|| TeachError::Example {
-                    id: self.id.clone(),
-                    why: ExampleError::NoAxis(axis.clone()),
-                })?,
-                above: *above,
-                below: *below,
-                table: table.clone(),
-            }),
-            ChallengeSpec::Canon {
-                delay_bars,
-                transpose,
-            } => Box::new(CanonCheck {
-                delay_bars: *delay_bars,
-                transpose: Some(*transpose),
-            }),
-            ChallengeSpec::InversionCanon { delay_bars } => Box::new(CanonCheck {
-                delay_bars: *delay_bars,
-                transpose: None,
-            }),
-            ChallengeSpec::CombinatorialPairs { sections } => Box::new(CombinatorialPairs {
-                sections: *sections,
-            }),
-            ChallengeSpec::AllIntervalRow => Box::new(AllIntervalRow),
-            ChallengeSpec::PassingTones { min, consecutive } => Box::new(SpeciesCheck {
-                species: cantus_counterpoint::Species::Second,
-                device: Device::PassingTones {
-                    min: *min,
-                    consecutive: *consecutive,
-                },
-            }),
-            ChallengeSpec::ContraryMotion { min_share } => Box::new(SpeciesCheck {
-                species: self.species(),
-                device: Device::ContraryMotion(*min_share),
-            }),
-            ChallengeSpec::ImperfectConsonances { min_share } => Box::new(SpeciesCheck {
-                species: self.species(),
-                device: Device::ImperfectConsonances(*min_share),
-            }),
-        })
-    }
-
-    fn species(&self) -> cantus_counterpoint::Species {
-        match &self.example {
-            Some(Example::Counterpoint { species: 2, .. }) => cantus_counterpoint::Species::Second,
-            _ => cantus_counterpoint::Species::First,
-        }
-    }
-
-    /// The embedded author of the concept's examples (`None`: a model's task).
-    pub fn embedded_author(&self) -> Result<Option<Box<dyn Author>>, TeachError> {
-        let fail = |why: ExampleError| TeachError::Example {
+    /// The concept's challenge, checkable on any score, and its embedded author.
+    fn parts(&self, table: &Calibration) -> Result<Parts, TeachError> {
+        let lesson = self.lesson().map_err(|why| TeachError::Example {
             id: self.id.clone(),
             why,
-        };
-        Ok(match &self.example {
-            None => None,
-            Some(Example::TwelveTone { brief }) => {
-                Some(Box::new(SerialAuthor::new(brief).map_err(fail)?))
+        })?;
+        Ok(match (&self.challenge, lesson) {
+            (_, Some(lesson)) => (lesson.challenge, Some(lesson.author)),
+            (ChallengeSpec::AxisBand { axis, above, below }, None) => (
+                Box::new(AxisBand {
+                    axis: *axis,
+                    above: *above,
+                    below: *below,
+                    table: table.clone(),
+                }),
+                None,
+            ),
+            (ChallengeSpec::Domain { domain, .. }, None) => {
+                return Err(TeachError::Example {
+                    id: self.id.clone(),
+                    why: format!("the {domain} domain gave no lesson"),
+                });
             }
-            Some(Example::Counterpoint {
-                species,
-                modes,
-                position,
-            }) => Some(Box::new(
-                SpeciesAuthor::new(*species, modes, position).map_err(fail)?,
-            )),
         })
     }
-}
 
-/// A harness run as a round's draft: the released piece, or the round's
-/// failure with the harness's first diagnostic.
-pub(crate) fn draft_of<D>(
-    outcome: cantus_framework::Outcome<D>,
-    what: &str,
-) -> Result<cantus_libretto::workflow::Draft, cantus_libretto::workflow::AuthorError>
-where
-    D: Domain<Artefact = Score>,
-{
-    match outcome {
-        Outcome::Released { artefact, .. } => Ok(Draft {
-            score: artefact,
-            notes: Vec::new(),
-            usage: None,
-        }),
-        Outcome::Failure { diagnostics, .. } => Err(AuthorError::Round {
-            why: diagnostics.first().map_or_else(
-                || format!("the {what} harness released nothing"),
-                ToString::to_string,
-            ),
-            usage: None,
-        }),
+    /// The concept's challenge, checkable on any score (`Err` only when its
+    /// domain, which checked it when the catalogue was read, no longer can).
+    pub fn challenge(&self, table: &Calibration) -> Result<Box<dyn Challenge>, TeachError> {
+        self.parts(table).map(|(challenge, _)| challenge)
+    }
+
+    /// Whether an embedded proposer writes the concept's examples (else it is a
+    /// model's task).
+    pub fn embedded(&self) -> bool {
+        self.domain().is_some()
     }
 }
 
@@ -227,7 +159,7 @@ fn reference_example(
     let ChallengeSpec::AxisBand { axis, above, .. } = spec else {
         return None;
     };
-    let axis = Axis::from_id(axis)?;
+    let axis = *axis;
     let profiles = set.profiles(table);
     let pick = (0..profiles.len()).max_by(|&a, &b| {
         let (pa, pb) = (profiles[a].get(axis), profiles[b].get(axis));
@@ -289,8 +221,7 @@ pub async fn teach(
     answerer: Answerer<'_>,
     opts: &TeachOptions<'_>,
 ) -> Result<Run, TeachError> {
-    let challenge = concept.challenge(opts.table)?;
-    let embedded = concept.embedded_author()?;
+    let (challenge, embedded) = concept.parts(opts.table)?;
     let mut notes = Vec::new();
     let shown = match (&embedded, opts.references) {
         (Some(author), _) => worked_example(author.as_ref(), challenge.as_ref(), &mut notes).await,

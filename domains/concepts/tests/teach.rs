@@ -3,9 +3,9 @@
 //! the domain's own verifier (the strict serial gate or the species gate) and
 //! by the concept's challenge; it differs from the worked example shown.
 //! Hand-altered pieces show that the challenges fail where the device is
-//! missing, and say where.
+//! missing, and say where. The domains' concepts come with the domains: this
+//! test links twelve-tone and counterpoint, and the catalogue finds them.
 
-use cantus_concepts::serial::CanonCheck;
 use cantus_concepts::{Answerer, Catalogue, TeachError, TeachOptions, teach};
 use cantus_counterpoint::{ReadOptions, judge_score};
 use cantus_libretto::workflow::teach::Challenge;
@@ -13,6 +13,11 @@ use cantus_libretto::workflow::{Outcome, Run};
 use cantus_libretto::{Calibration, GateId};
 use cantus_music::Score;
 use cantus_twelve_tone::gate::{GateMode, SerialGate};
+use cantus_twelve_tone::plugin::teach::CanonCheck;
+
+fn catalogue() -> &'static Catalogue {
+    Catalogue::shipped().expect("the linked domains' catalogues and Cantus's own read")
+}
 
 fn options() -> TeachOptions<'static> {
     TeachOptions {
@@ -24,7 +29,7 @@ fn options() -> TeachOptions<'static> {
 }
 
 async fn lesson(id: &str) -> (Run, Score) {
-    let concept = Catalogue::shipped().find(id).expect("in the catalogue");
+    let concept = catalogue().find(id).expect("in the catalogue");
     let run = teach(concept, Answerer::Embedded, &options())
         .await
         .expect("the lesson starts");
@@ -38,7 +43,7 @@ async fn lesson(id: &str) -> (Run, Score) {
 /// The released example meets the challenge again, and the novelty gate saw
 /// it differ from the worked example.
 fn confirm(id: &str, run: &Run, piece: &Score) {
-    let concept = Catalogue::shipped().find(id).unwrap();
+    let concept = catalogue().find(id).unwrap();
     let checked = concept
         .challenge(Calibration::original())
         .unwrap()
@@ -97,7 +102,7 @@ async fn counterpoint_concepts_are_released_and_the_species_gate_confirms_them()
 
 #[tokio::test]
 async fn a_tonal_concept_is_a_models_task_and_says_so() {
-    let concept = Catalogue::shipped().find("syncopation").unwrap();
+    let concept = catalogue().find("syncopation").unwrap();
     let err = teach(concept, Answerer::Embedded, &options())
         .await
         .unwrap_err();
@@ -108,7 +113,7 @@ async fn a_tonal_concept_is_a_models_task_and_says_so() {
 #[tokio::test]
 async fn the_canon_check_fails_where_the_follower_strays() {
     let (_, piece) = lesson("inversion-canon").await;
-    let concept = Catalogue::shipped().find("inversion-canon").unwrap();
+    let concept = catalogue().find("inversion-canon").unwrap();
     let challenge = concept.challenge(Calibration::original()).unwrap();
     // Move the follower's fifth note by a semitone: no longer a row statement,
     // so the serial gate refuses it before the canon is looked at.
@@ -172,7 +177,7 @@ async fn species_challenges_count_on_the_exercise_the_gate_read() {
     // The released first-species example has no weak beats at all: read as
     // second species it is not an exercise, so the passing-tone challenge fails.
     let (_, first) = lesson("contrary-motion").await;
-    let passing = Catalogue::shipped().find("passing-tones").unwrap();
+    let passing = catalogue().find("passing-tones").unwrap();
     let checked = passing
         .challenge(Calibration::original())
         .unwrap()
@@ -180,11 +185,122 @@ async fn species_challenges_count_on_the_exercise_the_gate_read() {
     assert!(!checked.met, "{}", checked.found);
     // And an all-interval row is not what a canon's default row is.
     let (_, canon) = lesson("inversion-canon").await;
-    let all_interval = Catalogue::shipped().find("all-interval-row").unwrap();
+    let all_interval = catalogue().find("all-interval-row").unwrap();
     let checked = all_interval
         .challenge(Calibration::original())
         .unwrap()
         .check(&canon);
     assert!(!checked.met);
     assert!(checked.found.starts_with("the row "), "{}", checked.found);
+}
+
+#[test]
+fn the_catalogue_holds_each_linked_domains_concepts_then_cantus_own() {
+    let c = catalogue();
+    let of = |domain: &str| {
+        c.concepts
+            .iter()
+            .filter(|k| k.domain().is_some_and(|d| d.as_str() == domain))
+            .map(|k| k.id.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        of("twelve-tone"),
+        [
+            "inversion-canon",
+            "canon-at-the-fifth",
+            "hexachordal-combinatoriality",
+            "all-interval-row"
+        ]
+    );
+    assert_eq!(
+        of("counterpoint"),
+        ["passing-tones", "contrary-motion", "imperfect-consonances"]
+    );
+    let own: Vec<&str> = c
+        .concepts
+        .iter()
+        .filter(|k| !k.embedded())
+        .map(|k| k.id.as_str())
+        .collect();
+    assert_eq!(
+        own,
+        [
+            "syncopation",
+            "stepwise-melody",
+            "chromatic-colour",
+            "repetition-and-return",
+            "triplet-feel"
+        ]
+    );
+    assert!(
+        c.concepts[c.concepts.len() - own.len()..]
+            .iter()
+            .all(|k| !k.embedded()),
+        "the domains' concepts come first"
+    );
+    let err = c.find("fugue").unwrap_err().to_string();
+    assert!(
+        err.starts_with("no concept `fugue`") && err.contains("passing-tones"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_domain_catalogue_entry_is_read_by_that_domain() {
+    let id = cantus_registry::DomainId::new("counterpoint");
+    let entry = |challenge: &str, example: &str| {
+        format!(
+            "[[concept]]\nid = \"c\"\nlevel = \"beginner\"\ntitle = \"t\"\nwhat = \"w\"\nchallenge = {challenge}\nexample = {example}\n"
+        )
+    };
+    let good = entry(
+        "{ kind = \"contrary-motion\", min_share = 0.5 }",
+        "{ species = 1, modes = [\"dorian\", \"lydian\"], position = \"above\" }",
+    );
+    let read = Catalogue::from_domain_toml(&good, "cp.toml", &id).unwrap();
+    assert_eq!(read.concepts[0].domain(), Some(&id));
+    for (text, why) in [
+        (
+            good.replace("min_share", "min_shar"),
+            "cp.toml: concept `c`: challenge: unknown field `min_shar`, expected `min_share`",
+        ),
+        (
+            good.replace("0.5", "1.5"),
+            "cp.toml: concept `c`: challenge: share 1.5 is outside 0–1",
+        ),
+        (
+            good.replace("dorian", "locrian"),
+            "cp.toml: concept `c`: example: no mode `locrian`",
+        ),
+        (
+            good.replace("species = 1", "species = 4"),
+            "cp.toml: concept `c`: no species 4: Cantus writes the first and the second",
+        ),
+        (
+            good.replace(
+                "contrary-motion\", min_share = 0.5",
+                "passing-tones\", min = 1, consecutive = 1",
+            ),
+            "cp.toml: concept `c`: challenge: passing tones are a second-species device, the example is first species",
+        ),
+    ] {
+        let err = Catalogue::from_domain_toml(&text, "cp.toml", &id)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, why);
+    }
+    let brief = "[[concept]]\nid = \"s\"\nlevel = \"beginner\"\ntitle = \"t\"\nwhat = \"w\"\n\
+                 challenge = { kind = \"all-interval-row\" }\nexample = { brief = \"a piece for ninety voices\" }\n";
+    let err = Catalogue::from_domain_toml(
+        brief,
+        "tt.toml",
+        &cantus_registry::DomainId::new("twelve-tone"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("tt.toml: concept `s`: example: brief `a piece for ninety voices`"),
+        "{err}"
+    );
 }

@@ -46,7 +46,7 @@ impl<'a> Measured<'a> {
             distributions: score.as_ref().and_then(texture::distributions),
             collisions: score.as_ref().map(texture::collisions),
             analysis_share: score.as_ref().and_then(|score| {
-                crate::reference::trials_of(&record.domain)?.explained_share(score)
+                crate::registered::trials_of(&record.domain)?.explained_share(score)
             }),
             notes: score.as_ref().map(choice::notes),
         }
@@ -203,7 +203,7 @@ impl Words {
             if !seen.insert(&m.record.domain) {
                 continue;
             }
-            let Some(trials) = crate::reference::trials_of(&m.record.domain) else {
+            let Some(trials) = crate::registered::trials_of(&m.record.domain) else {
                 continue;
             };
             words.lenient_gate = words.lenient_gate.or_else(|| trials.lenient_gate());
@@ -212,7 +212,7 @@ impl Words {
         words.analyser = measured
             .iter()
             .find(|m| m.analysis_share.is_some())
-            .and_then(|m| crate::reference::trials_of(&m.record.domain))
+            .and_then(|m| crate::registered::trials_of(&m.record.domain))
             .map(|t| t.analyser());
         words
     }
@@ -378,8 +378,8 @@ fn cell(
     let not_applicable = all.len() - runs.len();
     // What the runs' domain reports beside delivery: a lenient gate and a collision
     // rule are twelve-tone's; an exercise or a chorale has neither.
-    let domain = crate::reference::only(runs.iter().map(|m| &m.record.domain))
-        .and_then(crate::reference::trials_of);
+    let domain = crate::registered::only(runs.iter().map(|m| &m.record.domain))
+        .and_then(crate::registered::trials_of);
     let lenient = domain.and_then(|d| d.lenient_gate()).is_some();
     let collision = domain.and_then(|d| d.collision_rule());
     let delivery_strict = rate(o, &runs, Record::released);

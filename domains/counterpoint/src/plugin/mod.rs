@@ -7,10 +7,14 @@
 //! * [`trials`] — Fux's exercises as an experiment's task set (`[tasks.fux]`).
 //! * [`review`] — the renderer's verdict, interval figures (`figures`), and how a
 //!   bare score is recognised as an exercise (two voices, one named as a cantus).
+//! * [`teach`] — `cantus teach`'s species devices (passing tones, contrary
+//!   motion, imperfect consonances), judged by the species gate and written on
+//!   Fux's cantus firmi (`concepts.toml`).
 
 pub mod compose;
 mod figures;
 pub mod review;
+pub mod teach;
 pub mod trials;
 pub mod verify;
 
@@ -40,6 +44,7 @@ impl DomainPlugin for CounterpointPlugin {
         .verify(verify::VerifyCounterpoint)
         .review(review::ReviewCounterpoint)
         .trials(trials::FuxExercises)
+        .teach(teach::SpeciesLessons)
         .proposer(
             "embedded",
             "seeded search for Fux first- and second-species lines against a cantus firmus; no network",

@@ -17,6 +17,8 @@
 //!   conditions it ships (`conditions.toml`: its prompt-style baselines).
 //! * [`mod@reference`] — what the report measures its pieces against: the serial
 //!   analyser's share and the shipped Second-Viennese reference set.
+//! * [`teach`] — `cantus teach`'s canons, combinatorial pairs and all-interval
+//!   rows, judged by the strict gate and written from a brief (`concepts.toml`).
 
 pub mod compose;
 pub mod job;
@@ -24,6 +26,7 @@ mod labels;
 pub mod reference;
 pub mod review;
 pub mod tasks;
+pub mod teach;
 pub mod trials;
 pub mod verify;
 
@@ -63,6 +66,7 @@ impl DomainPlugin for TwelveTonePlugin {
         .verify(verify::VerifyTwelveTone)
         .review(review::ReviewTwelveTone)
         .trials(trials::TwelveToneTrials)
+        .teach(teach::SerialLessons)
         .proposer(
             "embedded",
             "seeded symbolic twelve-tone proposer: sections, patches, segment rewrites, whole pieces; no network",

@@ -1,23 +1,125 @@
-//! Counterpoint challenges, checked by the counterpoint domain itself: the
-//! piece is read as a species exercise and judged by every rule of its species
-//! (the species gate; hard violations fail it), then the device is counted on
-//! the exercise the gate read — its verticals, motions and beats, with the
-//! domain's own interval qualities. The embedded author composes on one of
-//! Fux's cantus firmi with the counterpoint harness.
+//! `cantus teach`'s counterpoint concepts (`concepts.toml`), checked by the
+//! domain itself: the piece is read as a species exercise and judged by every
+//! rule of its species (the species gate; hard violations fail it), then the
+//! device is counted on the exercise the gate read — its verticals, motions and
+//! beats, with the domain's own interval qualities. The embedded author
+//! composes on one of Fux's cantus firmi with the counterpoint harness.
 //!
 //! Suspensions (fourth species) are outside the domain, which writes and
 //! judges first and second species only; the catalogue's second-species device
 //! is therefore the dissonant passing tone, the one dissonance that species
 //! allows (rule `SS-upbeat-passing`).
 
-use crate::catalogue::{ExampleError, parse_mode, parse_position, parse_species};
-use cantus_counterpoint::{
-    Assignment, Beat, Cantus, EmbeddedProposer, Exercise, ReadOptions, Species, judge_score,
+use crate::{
+    Assignment, Beat, Cantus, EmbeddedProposer, Exercise, ModeName, Position, ReadOptions, Species,
+    judge_score,
 };
 use cantus_framework::async_trait;
-use cantus_libretto::workflow::teach::{Challenge, Checked};
-use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft};
 use cantus_music::Score;
+use cantus_registry::teach::{
+    Ask, Author, AuthorError, Challenge, Checked, Concepts, Draft, Teach, draft_of,
+};
+use serde::Deserialize;
+
+/// What a counterpoint concept's example must show (an entry's `challenge`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SpeciesChallenge {
+    /// Second species: at least `min` weak-beat dissonances, `consecutive` of
+    /// them in successive bars.
+    PassingTones {
+        /// Fewest dissonant passing tones.
+        min: u32,
+        /// Longest run of bars with one, at least.
+        consecutive: u32,
+    },
+    /// At least this share of the moves in contrary motion.
+    ContraryMotion {
+        /// Share, 0–1.
+        min_share: f64,
+    },
+    /// At least this share of the inner verticals imperfect consonances.
+    ImperfectConsonances {
+        /// Share, 0–1.
+        min_share: f64,
+    },
+}
+
+/// How the embedded search writes an example (an entry's `example`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeciesExample {
+    /// 1 or 2.
+    pub species: u8,
+    /// The cantus firmi's modes, two or more: the first for Cantus's worked
+    /// example, the others in turn for the answers (an answer on the example's
+    /// own cantus would share half its notes with it).
+    pub modes: Vec<String>,
+    /// `above` or `below`.
+    pub position: String,
+}
+
+impl SpeciesExample {
+    fn species(&self) -> Result<Species, String> {
+        Species::from_number(self.species).ok_or_else(|| {
+            format!(
+                "no species {}: Cantus writes the first and the second",
+                self.species
+            )
+        })
+    }
+}
+
+/// The counterpoint domain's lessons.
+pub struct SpeciesLessons;
+
+impl Teach for SpeciesLessons {
+    type Challenge = SpeciesChallenge;
+    type Example = SpeciesExample;
+
+    fn concepts(&self) -> Concepts {
+        Concepts {
+            origin: "counterpoint/concepts.toml",
+            text: include_str!("concepts.toml"),
+        }
+    }
+
+    fn challenge(
+        &self,
+        challenge: &SpeciesChallenge,
+        example: &SpeciesExample,
+    ) -> Result<Box<dyn Challenge>, String> {
+        let share = |s: f64| {
+            (0.0..=1.0)
+                .contains(&s)
+                .then_some(s)
+                .ok_or_else(|| format!("challenge: share {s} is outside 0–1"))
+        };
+        let species = example.species()?;
+        let device = match *challenge {
+            SpeciesChallenge::PassingTones { min, consecutive } => {
+                if species != Species::Second {
+                    return Err(
+                        "challenge: passing tones are a second-species device, the example is first species"
+                            .into(),
+                    );
+                }
+                Device::PassingTones { min, consecutive }
+            }
+            SpeciesChallenge::ContraryMotion { min_share } => {
+                Device::ContraryMotion(share(min_share)?)
+            }
+            SpeciesChallenge::ImperfectConsonances { min_share } => {
+                Device::ImperfectConsonances(share(min_share)?)
+            }
+        };
+        Ok(Box::new(SpeciesCheck { species, device }))
+    }
+
+    fn author(&self, example: &SpeciesExample) -> Result<Box<dyn Author>, String> {
+        Ok(Box::new(SpeciesAuthor::new(example)?))
+    }
+}
 
 /// What a species challenge counts.
 #[derive(Clone, Debug, PartialEq)]
@@ -176,28 +278,29 @@ pub struct SpeciesAuthor {
 }
 
 impl SpeciesAuthor {
-    /// An author in `species` against Fux's cantus firmi in `modes`, the
-    /// counterpoint `position` (`above`/`below`) them.
-    pub fn new(
-        species: u8,
-        modes: &[String],
-        position: &str,
-    ) -> Result<SpeciesAuthor, ExampleError> {
-        let species = parse_species(species)?;
-        let position = parse_position(position)?;
-        let assignments = modes
+    /// An author of `example`: its species against Fux's cantus firmi in its
+    /// modes, the counterpoint at its position; or why it cannot write.
+    pub fn new(example: &SpeciesExample) -> Result<SpeciesAuthor, String> {
+        let species = example.species()?;
+        let position = match example.position.as_str() {
+            "above" => Position::Above,
+            "below" => Position::Below,
+            other => return Err(format!("position `{other}` is neither `above` nor `below`")),
+        };
+        if example.modes.len() < 2 {
+            return Err(
+                "two modes or more are needed: one for the worked example, others for the answers"
+                    .into(),
+            );
+        }
+        let assignments = example
+            .modes
             .iter()
             .map(|m| {
-                Ok(Assignment::new(
-                    Cantus::fux(parse_mode(m)?),
-                    species,
-                    position,
-                ))
+                let mode = ModeName::parse(m).ok_or_else(|| format!("no mode `{m}`"))?;
+                Ok(Assignment::new(Cantus::fux(mode), species, position))
             })
-            .collect::<Result<Vec<_>, ExampleError>>()?;
-        if assignments.is_empty() {
-            return Err(ExampleError::NoModes);
-        }
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(SpeciesAuthor { assignments })
     }
 
@@ -218,12 +321,12 @@ impl Author for SpeciesAuthor {
     }
 
     async fn write(&self, ask: &Ask<'_>) -> Result<Draft, AuthorError> {
-        let outcome = cantus_counterpoint::compose(
+        let outcome = crate::compose(
             self.assignment(ask.round).clone(),
             ask.seed,
             &EmbeddedProposer,
         )
         .await;
-        crate::draft_of(outcome, "counterpoint")
+        draft_of(outcome, &super::ID)
     }
 }

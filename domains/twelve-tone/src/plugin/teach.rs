@@ -1,20 +1,100 @@
-//! Twelve-tone challenges, checked by the twelve-tone domain itself: a piece
-//! must first pass the strict serial gate (which re-derives every statement's
-//! row form from the pitches and trusts no tag); the device is then read from
-//! the gate's own analysis (its row and its labels per voice) or from the notes
-//! with the row engine's maps and theory. The embedded author composes from a
-//! brief with the twelve-tone harness, so its examples pass the same gate.
+//! `cantus teach`'s twelve-tone concepts (`concepts.toml`), checked by the
+//! domain itself: a piece must first pass the strict serial gate (which
+//! re-derives every statement's row form from the pitches and trusts no tag);
+//! the device is then read from the gate's own analysis (its row and its labels
+//! per voice) or from the notes with the row engine's maps and theory. The
+//! embedded author composes from a brief with the twelve-tone harness, so its
+//! examples pass the same gate.
 
+use crate::blueprint::PcMap;
+use crate::gate::{GateMode, SerialGate};
+use crate::row::{Convention, FormKind, Row, RowForm};
+use crate::spec::{Spec, compile_brief};
+use crate::{EmbeddedProposer, Location};
 use cantus_framework::{GateReport, async_trait};
-use cantus_libretto::workflow::teach::{Challenge, Checked};
-use cantus_libretto::workflow::{Ask, Author, AuthorError, Draft};
 use cantus_music::{Score, Time};
-use cantus_twelve_tone::blueprint::PcMap;
-use cantus_twelve_tone::gate::{GateMode, SerialGate};
-use cantus_twelve_tone::row::{Convention, FormKind, Row, RowForm};
-use cantus_twelve_tone::spec::{Spec, compile_brief};
-use cantus_twelve_tone::{EmbeddedProposer, Location};
+use cantus_registry::teach::{
+    Ask, Author, AuthorError, Challenge, Checked, Concepts, Draft, Teach, draft_of,
+};
+use serde::Deserialize;
 use serde_json::Value;
+
+/// What a twelve-tone concept's example must show (an entry's `challenge`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SerialChallenge {
+    /// A voice repeats another's pitch classes, transposed, later.
+    Canon {
+        /// Bars between leader and follower.
+        delay_bars: u32,
+        /// Semitones the follower is moved by.
+        transpose: i8,
+    },
+    /// A voice repeats another's pitch classes inverted, later.
+    InversionCanon {
+        /// Bars between leader and follower.
+        delay_bars: u32,
+    },
+    /// P and I statements sounding together whose first hexachords are
+    /// complementary, in at least `sections` places.
+    CombinatorialPairs {
+        /// How many such pairs.
+        sections: u32,
+    },
+    /// The row holds all eleven intervals.
+    AllIntervalRow,
+}
+
+/// How the embedded proposer writes an example (an entry's `example`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SerialExample {
+    /// The brief, as `cantus compose --brief` reads it.
+    pub brief: String,
+}
+
+/// The twelve-tone domain's lessons.
+pub struct SerialLessons;
+
+impl Teach for SerialLessons {
+    type Challenge = SerialChallenge;
+    type Example = SerialExample;
+
+    fn concepts(&self) -> Concepts {
+        Concepts {
+            origin: "twelve-tone/concepts.toml",
+            text: include_str!("concepts.toml"),
+        }
+    }
+
+    fn challenge(
+        &self,
+        challenge: &SerialChallenge,
+        _: &SerialExample,
+    ) -> Result<Box<dyn Challenge>, String> {
+        Ok(match *challenge {
+            SerialChallenge::Canon {
+                delay_bars,
+                transpose,
+            } => Box::new(CanonCheck {
+                delay_bars,
+                transpose: Some(transpose),
+            }),
+            SerialChallenge::InversionCanon { delay_bars } => Box::new(CanonCheck {
+                delay_bars,
+                transpose: None,
+            }),
+            SerialChallenge::CombinatorialPairs { sections } => {
+                Box::new(CombinatorialPairs { sections })
+            }
+            SerialChallenge::AllIntervalRow => Box::new(AllIntervalRow),
+        })
+    }
+
+    fn author(&self, example: &SerialExample) -> Result<Box<dyn Author>, String> {
+        Ok(Box::new(SerialAuthor::new(&example.brief)?))
+    }
+}
 
 /// The strict gate's verdict, or why the piece is not serial.
 fn serial(piece: &Score) -> Result<GateReport<Location>, Checked> {
@@ -337,11 +417,8 @@ pub struct SerialAuthor {
 
 impl SerialAuthor {
     /// An author for `brief`, or why it cannot be compiled.
-    pub fn new(brief: &str) -> Result<SerialAuthor, crate::ExampleError> {
-        let compiled = compile_brief(brief).map_err(|error| crate::ExampleError::Brief {
-            brief: brief.into(),
-            error,
-        })?;
+    pub fn new(brief: &str) -> Result<SerialAuthor, String> {
+        let compiled = compile_brief(brief).map_err(|error| format!("brief `{brief}`: {error}"))?;
         Ok(SerialAuthor {
             spec: compiled.spec,
         })
@@ -355,14 +432,11 @@ impl Author for SerialAuthor {
     }
 
     async fn write(&self, ask: &Ask<'_>) -> Result<Draft, AuthorError> {
-        let composer = cantus_twelve_tone::compose::Composer::new(
-            GateMode::Strict,
-            cantus_twelve_tone::compose::budget(),
-        );
+        let composer = crate::compose::Composer::new(GateMode::Strict, crate::compose::budget());
         let composed = composer
             .compose(&self.spec, ask.seed, &EmbeddedProposer::new())
             .await
             .map_err(|e| AuthorError::Unavailable(e.to_string()))?;
-        crate::draft_of(composed.outcome, "twelve-tone")
+        draft_of(composed.outcome, &super::ID)
     }
 }
