@@ -318,6 +318,14 @@ fn an_experiment_runs_the_domains_tasks_and_reports_them() {
         "{md}"
     );
     assert!(!md.contains("relaxed") && !md.contains("collision"), "{md}");
+    // No run under raw to pair with: the section says so instead of an empty table.
+    assert!(
+        md.contains(
+            "## Against raw\n\nNo run here has a run of the same model, task and run under `raw`"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("| pairs | difference |"), "{md}");
     assert!(!out.join("measures.csv").exists());
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(

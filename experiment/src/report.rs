@@ -431,7 +431,12 @@ fn markdown(
             num(k.money_per_delivered, 4)
         );
     }
-    md.push_str("\n## Against raw\n\nStrict delivery of each condition minus raw's, for the same model, task and run.\n\n| model | condition | pairs | difference |\n|---|---|---|---|\n");
+    md.push_str("\n## Against raw\n\n");
+    if s.paired.is_empty() {
+        md.push_str("No run here has a run of the same model, task and run under `raw` (one whole-piece reply, judged as it comes) to be paired with: nothing to compare.\n");
+    } else {
+        md.push_str("Strict delivery of each condition minus raw's, for the same model, task and run.\n\n| model | condition | pairs | difference |\n|---|---|---|---|\n");
+    }
     for p in &s.paired {
         let d = p.delivery_difference;
         let _ = writeln!(
