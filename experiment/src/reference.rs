@@ -89,8 +89,7 @@ pub fn read(
 /// The set an experiment whose tasks are of `domains` measures against when its file
 /// names none: the one domain's shipped set, none for several domains or none.
 pub fn shipped<'a>(domains: impl Iterator<Item = &'a DomainId>) -> Vec<Reference> {
-    super::registered::only(domains)
-        .and_then(super::registered::trials_of)
+    super::registered::trials_of_only(domains)
         .map(|t| t.reference())
         .unwrap_or_default()
 }

@@ -39,10 +39,16 @@ pub fn trials_of(domain: &DomainId) -> Option<&'static dyn Trials> {
         .and_then(|unit| unit.trial_sets().ok())
 }
 
-/// The one domain of `domains`, when there is exactly one.
-pub fn only<'a>(mut domains: impl Iterator<Item = &'a DomainId>) -> Option<&'a DomainId> {
+/// The experiment trials of the one domain of `domains`, when they are all of one
+/// domain and it is linked in and runs experiments.
+pub fn trials_of_only<'a>(
+    mut domains: impl Iterator<Item = &'a DomainId>,
+) -> Option<&'static dyn Trials> {
     let first = domains.next()?;
-    domains.all(|d| d == first).then_some(first)
+    domains
+        .all(|d| d == first)
+        .then(|| trials_of(first))
+        .flatten()
 }
 
 /// The task set of the domain registered as `domain`, read from the experiment

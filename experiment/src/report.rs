@@ -16,7 +16,7 @@ use super::run::{RunError, read_whole_results, results_path};
 use cantus_registry::Analyser;
 use cantus_render::report::index::{Row, Table, index_html};
 use charts::{cost_chart, delivery_chart, predicate_chart};
-use delivery::{delivery_table, has_serial_gates};
+use delivery::{delivery_table, has_second_gates};
 use sections::{choice_table, measures_html, measures_table};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -87,8 +87,7 @@ pub fn report(dir: &Path, reference: Option<&[PathBuf]>) -> Result<Written, RunE
     let given_reference = reference.is_some();
     if let Some(paths) = reference {
         // Analysed by the records' domain's analyser, as the run's own set was.
-        let domain = super::registered::only(records.iter().map(|r| &r.domain))
-            .and_then(super::registered::trials_of);
+        let domain = super::registered::trials_of_only(records.iter().map(|r| &r.domain));
         header.reference =
             super::reference::read(paths, |p| super::run::tidy(p).display().to_string(), domain)?;
     }
@@ -605,7 +604,7 @@ fn escape(s: &str) -> String {
 }
 
 fn html_tables(s: &Summary) -> Vec<Table> {
-    let serial = has_serial_gates(s);
+    let second = has_second_gates(s);
     let rows = s
         .cells
         .iter()
@@ -617,7 +616,7 @@ fn html_tables(s: &Summary) -> Vec<Table> {
                 c.runs.to_string(),
                 pct(c.delivery_strict),
             ];
-            if serial {
+            if second {
                 cells.extend([
                     pct(c.delivery_relaxed),
                     c.tag_dependent_releases.to_string(),
@@ -638,7 +637,7 @@ fn html_tables(s: &Summary) -> Vec<Table> {
         })
         .collect();
     let mut columns = vec!["model", "condition", "runs", "strict"];
-    if serial {
+    if second {
         columns.extend(["relaxed", "tag-dependent", "collision only"]);
     }
     columns.extend([

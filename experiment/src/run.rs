@@ -126,7 +126,7 @@ pub fn header(exp: &Experiment, shard: Shard) -> Result<Header, RunError> {
     let domains = || exp.tasks.iter().map(|t| &t.domain);
     let reference = match &exp.metrics.reference {
         Some(paths) => {
-            let domain = super::registered::only(domains()).and_then(super::registered::trials_of);
+            let domain = super::registered::trials_of_only(domains());
             super::reference::read(paths, |p| tidy(p).display().to_string(), domain)?
         }
         None => super::reference::shipped(domains()),

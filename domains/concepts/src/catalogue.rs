@@ -271,28 +271,29 @@ impl Catalogue {
                 challenge,
             };
             concept.lesson().map_err(bad)?;
-            catalogue.join(
-                Catalogue {
-                    concepts: vec![concept],
-                },
-                origin,
-            )?;
+            catalogue.add(concept, origin)?;
         }
         Ok(catalogue)
     }
 
     /// Adds `other`'s concepts, refusing an id already here.
     fn join(&mut self, other: Catalogue, origin: &str) -> Result<(), CatalogueError> {
-        for c in other.concepts {
-            if self.concepts.iter().any(|o| o.id == c.id) {
-                return Err(CatalogueError::Entry {
-                    origin: origin.to_owned(),
-                    id: c.id,
-                    problem: "the id is used twice".into(),
-                });
-            }
-            self.concepts.push(c);
+        other
+            .concepts
+            .into_iter()
+            .try_for_each(|c| self.add(c, origin))
+    }
+
+    /// Adds a concept read from `origin`, refusing an id already here.
+    fn add(&mut self, concept: Concept, origin: &str) -> Result<(), CatalogueError> {
+        if self.concepts.iter().any(|o| o.id == concept.id) {
+            return Err(CatalogueError::Entry {
+                origin: origin.to_owned(),
+                id: concept.id,
+                problem: "the id is used twice".into(),
+            });
         }
+        self.concepts.push(concept);
         Ok(())
     }
 

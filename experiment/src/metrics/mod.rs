@@ -378,8 +378,7 @@ fn cell(
     let not_applicable = all.len() - runs.len();
     // What the runs' domain reports beside delivery: a lenient gate and a collision
     // rule are twelve-tone's; an exercise or a chorale has neither.
-    let domain = crate::registered::only(runs.iter().map(|m| &m.record.domain))
-        .and_then(crate::registered::trials_of);
+    let domain = crate::registered::trials_of_only(runs.iter().map(|m| &m.record.domain));
     let lenient = domain.and_then(|d| d.lenient_gate()).is_some();
     let collision = domain.and_then(|d| d.collision_rule());
     let delivery_strict = rate(o, &runs, Record::released);

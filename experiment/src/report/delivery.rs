@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 /// Whether some cell was judged by a domain's second gates (a lenient gate, the
 /// collision-only check): only then does the report show their columns, which mean
 /// nothing for another domain's pieces.
-pub(super) fn has_serial_gates(s: &Summary) -> bool {
+pub(super) fn has_second_gates(s: &Summary) -> bool {
     s.cells.iter().any(|c| {
         c.delivery_relaxed.is_some()
             || c.collision_only_pass.is_some()
@@ -22,8 +22,8 @@ pub(super) fn has_serial_gates(s: &Summary) -> bool {
 
 /// The Delivery section of `report.md`.
 pub(super) fn delivery_table(md: &mut String, s: &Summary) {
-    let serial = has_serial_gates(s);
-    if serial {
+    let second = has_second_gates(s);
+    if second {
         let gates = s.words.lenient_gate.unwrap_or(LenientGate {
             strict: "the strict gate",
             lenient: "the domain's lenient gate",
@@ -49,7 +49,7 @@ pub(super) fn delivery_table(md: &mut String, s: &Summary) {
             continue;
         }
         let failed = c.outcomes.get(&RunOutcome::Failed).copied().unwrap_or(0);
-        if !serial {
+        if !second {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {failed} |",

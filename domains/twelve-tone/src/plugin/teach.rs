@@ -247,15 +247,9 @@ impl Challenge for CanonCheck {
     }
 
     fn check(&self, piece: &Score) -> Checked {
-        let report = match serial(piece) {
-            Ok(r) => r,
+        let (row, convention, labels) = match analysed(piece) {
+            Ok(a) => a,
             Err(not) => return not,
-        };
-        let Some((row, convention, labels)) = analysis(&report) else {
-            return Checked {
-                met: false,
-                found: "the gate's analysis has no row or labels".into(),
-            };
         };
         let mut why = Vec::new();
         for (li, lead) in labels.iter().enumerate() {
@@ -285,6 +279,15 @@ impl Challenge for CanonCheck {
 /// Each voice's name and statements as the gate labelled them (`None`: no
 /// form), in the score's voice order.
 type Labels = Vec<(String, Vec<Option<RowForm>>)>;
+
+/// The strict gate's row and each voice's statement labels for a piece that
+/// passes it, or what the challenge found instead.
+fn analysed(piece: &Score) -> Result<(Row, Convention, Labels), Checked> {
+    analysis(&serial(piece)?).ok_or_else(|| Checked {
+        met: false,
+        found: "the gate's analysis has no row or labels".into(),
+    })
+}
 
 /// The strict gate's row and each voice's statement labels (the first label
 /// of a symmetric row's statement).
@@ -330,15 +333,9 @@ impl Challenge for CombinatorialPairs {
     }
 
     fn check(&self, piece: &Score) -> Checked {
-        let report = match serial(piece) {
-            Ok(r) => r,
+        let (row, convention, voices) = match analysed(piece) {
+            Ok(a) => a,
             Err(not) => return not,
-        };
-        let Some((row, convention, voices)) = analysis(&report) else {
-            return Checked {
-                met: false,
-                found: "the gate's analysis has no row or labels".into(),
-            };
         };
         let mut pairs = Vec::new();
         for (a, (_, va)) in voices.iter().enumerate() {
