@@ -162,6 +162,8 @@ pub struct ChState {
     /// the loop stepped back from them ([`Budget::backtracks`](cantus_framework::Budget),
     /// [`Domain::dead_end`]), and no proposer gives them again there.
     pub dead: Vec<Voicing>,
+    /// What the grammar's proofs learnt in this run (shared by the state's clones).
+    pub(crate) proofs: crate::proposer::Proofs,
 }
 
 impl ChState {
@@ -231,6 +233,7 @@ impl Domain for ChoraleDomain {
         ChState {
             analysis: spec.open(),
             dead: Vec::new(),
+            proofs: Default::default(),
         }
     }
 

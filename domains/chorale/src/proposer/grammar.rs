@@ -20,13 +20,21 @@
 //!    alike searched once ([`proof`]) — within budgets of [`TWO_BEAT_JUDGEMENTS`]
 //!    and [`FAR_JUDGEMENTS`] (larger at a beat the loop has stepped back to and
 //!    withdrawn voicings from, [`two_beat_budget`], [`far_budget`]), shared out
-//!    evenly among the undecided voicings; a
+//!    evenly among the undecided voicings, and in the last phrase what the
+//!    two-beat proofs leave goes to those further on ([`in_last_phrase`]); a
 //!    search that ends with no way on is a proof, one cut short by the budget
 //!    proves nothing and the voicing stays offered (counted in
 //!    [`Offer::undecided`]: where the offer may be wider than exact).
 //!
+//! Every verdict the proofs reach is kept for the run ([`Proofs`]): a voicing
+//! an earlier offer's proofs settled is settled without a search, and a search
+//! stops at a state already known — so the offers after a step back, where the
+//! budgets grow, build on the ones before instead of proving again.
+//!
 //! Only voicings no motion rule rules out part by part ([`moving`]) are pushed
-//! and judged whole, in the offer and in the proofs; that check is the rules' own.
+//! and judged whole, in the offer and in the proofs; that check is the rules'
+//! own, as is what the final cadence asks of the last beat (the tonic in the
+//! bass, the tonic triad in the lower parts).
 //!
 //! Why: the search of step 1 tries a few dozen voicings a beat among thousands,
 //! so its failing to finish is no proof; the grammar once dropped what it could
@@ -64,7 +72,7 @@ use crate::domain::{Voicing, pop_voicing, push_voicing, with_voicing};
 use crate::pitch::{Part, Tone};
 use crate::rules::{self, Profile};
 use cantus_framework::model::gbnf_literal;
-pub(crate) use proof::Prover;
+pub(crate) use proof::{Knowledge, Proofs, Prover};
 
 /// The beats the completion search may visit for one offered voicing.
 pub(crate) const COMPLETION_NODES: usize = 60;
@@ -102,6 +110,23 @@ pub(crate) fn two_beat_budget(withdrawn: usize) -> usize {
 /// up to 64 times (about a minute); why, as [`two_beat_budget`].
 pub(crate) fn far_budget(withdrawn: usize) -> usize {
     FAR_JUDGEMENTS << (2 * withdrawn.min(3))
+}
+
+/// Whether the proofs toward `horizon` are the last phrase's: there, the proofs
+/// to the end may spend what the proofs two beats on leave of their budget (some
+/// twenty seconds an offer at most, where voicings stay undecided).
+///
+/// Why: before the final cadence (V–I in root position, complete chords) reaching
+/// the beat after next is easy and the end is what is hard, so the two-beat proofs
+/// settle little and leave most of their budget; and a dead end the offer does
+/// not show cannot be left in a phrase after it. The 40-chorale run on the proving
+/// grammar showed it: all 23 refusals at a dead end were one or two beats before
+/// the last, where the loop's eight steps back ran out among voicings no proof had
+/// reached. Spending more only there keeps the other phrases' offers as fast as
+/// they were; what a run's proofs learn ([`Proofs`]) carries each offer's work into
+/// the next, so after a step back the offer there is exact, or nearer to it.
+fn in_last_phrase(horizon: usize, a: &Analysis) -> bool {
+    horizon + 1 >= a.total()
 }
 
 /// A tenor offered and the basses that may go with it.
@@ -189,9 +214,11 @@ pub(crate) fn shaped(a: &Analysis, b: usize) -> Vec<Voicing> {
 }
 
 /// The voicings of [`shaped`] whose parts, taken two at a time (and each alone),
-/// break no motion rule hard under `profile` against the beat before, and whose
+/// break no motion rule hard under `profile` against the beat before, whose
 /// bass is the tonic where the last phrase ends (what the final cadence asks,
-/// [`rules::final_bass_fits`]) — found part by part, so an alto ruled out takes
+/// [`rules::final_bass_fits`]) and, where that is the chorale's last beat, whose
+/// lower parts sound the tonic triad ([`rules::final_tones_fit`]) — found part by
+/// part, so an alto ruled out takes
 /// every tenor and bass under it along. The rules' own tests
 /// ([`rules::HardMotion`]) rule them out, so every voicing
 /// of the shape the hard rules admit is among them (a test holds them to it); only
@@ -213,17 +240,28 @@ pub(crate) fn moving(a: &Analysis, b: usize, profile: Profile) -> Vec<Voicing> {
     };
     let prev = [None, last(Part::Alto), last(Part::Tenor), last(Part::Bass)];
     // At the last phrase's end, the final cadence asks for the tonic in the bass.
+    let hard = |id| {
+        rules::rule_by_id(id)
+            .is_some_and(|r| profile.severity(r) == cantus_framework::Severity::Hard)
+    };
     let final_cadence = a
         .phrase_end_at(b)
         .is_some_and(|k| k + 1 == c.phrase_ends.len())
-        && rules::rule_by_id(rules::CH_FINAL_CADENCE)
-            .is_some_and(|r| profile.severity(r) == cantus_framework::Severity::Hard);
+        && hard(rules::CH_FINAL_CADENCE);
+    // At the chorale's last beat, where the last phrase ends there, the lower
+    // parts' tones are the tonic triad's.
+    let final_chord = final_cadence && b + 1 == a.total() && hard(rules::CH_NON_CHORD_TONE);
     let motion = rules::HardMotion::of(profile);
     shaped_where(a, b, |part, after| {
         let k = part.index();
         if part == Part::Bass
             && final_cadence
             && after[k].is_some_and(|t| !rules::final_bass_fits(c.key, t.pc()))
+        {
+            return false;
+        }
+        if final_chord
+            && !rules::final_tones_fit(c.key, after[1..=k].iter().flatten().map(|t| t.pc()))
         {
             return false;
         }
@@ -290,66 +328,84 @@ fn shaped_where(
 /// What the grammar offers at the next beat of `task.base`: every voicing the
 /// rules admit there but those of `dead` (the loop stepped back from them) and
 /// those proven dead ends; `None` where that leaves nothing — there is no way on.
+/// What the run's proofs learnt before (`proofs`) is drawn on and added to.
 pub(crate) fn offer(
     task: &Task<'_>,
     refused: Option<Voicing>,
     dead: &[Voicing],
     profile: Profile,
+    proofs: &Proofs,
+) -> Option<Offer> {
+    let b = task.base.beats.len();
+    if b >= task.base.total() {
+        return Some(Offer::default());
+    }
+    let horizon = super::horizon(&task.cadences, b);
+    proofs.with(horizon, profile, |known| {
+        offer_knowing(task, refused, dead, profile, known)
+    })
+}
+
+fn offer_knowing(
+    task: &Task<'_>,
+    refused: Option<Voicing>,
+    dead: &[Voicing],
+    profile: Profile,
+    known: &mut Knowledge,
 ) -> Option<Offer> {
     let mut a = task.base.clone();
     let b = a.beats.len();
-    if b >= a.total() {
-        return Some(Offer::default());
-    }
+    let cadences = &task.cadences;
     let mut admitted = moving(&a, b, profile);
     admitted.retain(|v| {
         !dead.contains(v) && with_voicing(&mut a, v, |a| !rules::breaks_hard(a, b, profile))
     });
-    // Step 1: a witness, a way to the cadence the completion search finds.
+    // What earlier offers proved; then step 1: a witness, a way to the cadence
+    // the completion search finds (a way to the horizon, learnt as such).
+    let horizon = super::horizon(cadences, b);
+    let witnesses = task.end == horizon && task.profile == profile;
     let mut completer = Completer::new(task);
     let mut verdicts: Vec<Option<bool>> = admitted
         .iter()
         .map(|v| {
+            let mut verdict = None;
             with_voicing(&mut a, v, |a| {
-                completer.completable(a, COMPLETION_NODES) == Some(true)
-            })
-            .then_some(true)
+                verdict = known.verdict(a, cadences);
+                if verdict.is_none()
+                    && witnesses
+                    && completer.completable(a, COMPLETION_NODES) == Some(true)
+                {
+                    known.learn_live(a, cadences);
+                    verdict = Some(true);
+                }
+                true
+            });
+            verdict
         })
         .collect();
     // Steps 2 and 3: proofs for the rest — that the next beat can be written,
     // without a budget; then, a beat deeper at a time to the phrase's horizon,
     // that the goal can be reached, within the offer's budget.
-    let horizon = super::horizon(&task.cadences, b);
-    let mut next = Prover::new(profile, &task.cadences, b + 1, usize::MAX);
-    let settles = b + 1 >= horizon;
-    prove(
-        &mut a,
-        &admitted,
-        &mut verdicts,
-        &mut next,
-        usize::MAX,
-        settles,
-    );
+    let mut next = Prover::new(profile, cadences, b + 1, usize::MAX, known);
+    prove(&mut a, &admitted, &mut verdicts, &mut next);
+    // In the last phrase, what the proofs two beats on leave of their budget
+    // goes to the proofs further on ([`in_last_phrase`]).
+    let mut left = 0;
     if b + 2 <= horizon {
-        let mut two = Prover::new(profile, &task.cadences, b + 2, 0);
-        let (budget, settles) = (two_beat_budget(dead.len()), b + 2 == horizon);
-        prove(&mut a, &admitted, &mut verdicts, &mut two, budget, settles);
+        let mut two = Prover::new(profile, cadences, b + 2, two_beat_budget(dead.len()), known);
+        prove(&mut a, &admitted, &mut verdicts, &mut two);
+        if in_last_phrase(horizon, &a) {
+            left = two.budget;
+        }
     }
-    let mut budget = far_budget(dead.len());
+    let mut budget = far_budget(dead.len()) + left;
     for goal in b + 3..=horizon {
         if budget == 0 || verdicts.iter().all(Option::is_some) {
             break;
         }
-        let mut deeper = Prover::new(profile, &task.cadences, goal, 0);
-        let settles = goal == horizon;
-        budget = prove(
-            &mut a,
-            &admitted,
-            &mut verdicts,
-            &mut deeper,
-            budget,
-            settles,
-        );
+        let mut deeper = Prover::new(profile, cadences, goal, budget, known);
+        prove(&mut a, &admitted, &mut verdicts, &mut deeper);
+        budget = deeper.budget;
     }
     let mut open: Vec<(Voicing, Option<bool>)> = admitted
         .into_iter()
@@ -374,20 +430,20 @@ const ROUNDS: usize = 4;
 
 /// Runs `prover` on each of `voicings` (pushed after `a`) whose verdict is still
 /// open, recording the dead ends it proves (and, if its goal is the phrase's
-/// horizon — it `settles` — the ways on it finds). The budget is shared out in rounds:
-/// in each, every voicing not yet settled (proven dead, or a way to the goal
-/// found) has an equal share of a part of what is left — half, then the rest in
-/// the last round — so the easy ones settle early and one deep search does not
-/// starve the rest; the prover's memo, shared by all, keeps what each search
-/// completed for the next. Returns what is left of the budget.
+/// horizon, the ways on it finds). Its budget is shared out in rounds: in each,
+/// every voicing not yet settled (proven dead, or a way to the goal found) has an
+/// equal share of a part of what is left — half, then the rest in the last round
+/// — so the easy ones settle early and one deep search does not starve the rest;
+/// what the prover learns, shared by all, keeps what each search completed for the
+/// next. What is left of the budget stays in `prover.budget`.
 fn prove(
     a: &mut Analysis,
     voicings: &[Voicing],
     verdicts: &mut [Option<bool>],
-    prover: &mut Prover<'_>,
-    mut budget: usize,
-    settles: bool,
-) -> usize {
+    prover: &mut Prover<'_, '_>,
+) {
+    let mut budget = prover.budget;
+    let settles = prover.settles();
     let mut open: Vec<usize> = (0..voicings.len())
         .filter(|&k| verdicts[k].is_none())
         .collect();
@@ -417,7 +473,7 @@ fn prove(
         }
         open = unsettled;
     }
-    budget
+    prover.budget = budget;
 }
 
 /// The GBNF grammar of an answer naming an offered alto, tenor and bass.

@@ -14,6 +14,7 @@ use crate::rules::Profile;
 use cantus_framework::{
     Proposal, ProposalRequest, Proposer, ProposerError, RequestKind, async_trait,
 };
+pub(crate) use grammar::Proofs;
 pub use model::ModelProposer;
 use search::{Task, complete};
 use std::sync::Arc as Rc;

@@ -220,7 +220,7 @@ impl Proposer<ChoraleDomain> for ModelProposer {
                 profile: self.profile,
             };
             let dead = req.state.dead_at(beat);
-            match offer(&task, refused, &dead, self.profile) {
+            match offer(&task, refused, &dead, self.profile, &req.state.proofs) {
                 Some(o) => Some(o).filter(|o| !o.is_empty()),
                 None => return Err(no_way_on(&req.state.analysis, beat)),
             }

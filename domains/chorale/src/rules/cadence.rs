@@ -202,6 +202,22 @@ pub(crate) fn final_bass_fits(key: Tonality, bass_pc: u8) -> bool {
     bass_pc == key.tonic_pc()
 }
 
+/// What `CH-final-cadence` and `CH-non-chord-tone` ask together of the lower
+/// parts' pitch classes `pcs` at the chorale's last beat, where the last phrase
+/// ends: that chord is the tonic triad (major or minor), and a lower part's tone
+/// outside it would be a non-chord tone with nothing after it to resolve to. So
+/// the tones fit one of the two tonic triads, or the voicing breaks one of the two
+/// rules, and the grammar rules it out before judging it whole (a test holds them
+/// together).
+pub(crate) fn final_tones_fit(key: Tonality, pcs: impl IntoIterator<Item = u8> + Clone) -> bool {
+    let tonic = key.tonic_pc();
+    [4u8, 3].into_iter().any(|third| {
+        pcs.clone()
+            .into_iter()
+            .all(|pc| [0, third, 7].iter().any(|d| (tonic + d) % 12 == pc))
+    })
+}
+
 /// `CH-final-cadence`: the last phrase ends V–I in the key, both in root position.
 /// (Where the soprano ends — a perfect or an imperfect cadence — is the melody's,
 /// which a harmonisation is given.)

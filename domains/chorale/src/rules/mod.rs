@@ -25,7 +25,7 @@ mod harmony;
 
 pub use cadence::CadenceKind;
 pub(crate) use cadence::LOOK_BACK as CADENCE_LOOK_BACK;
-pub(crate) use cadence::final_bass_fits;
+pub(crate) use cadence::{final_bass_fits, final_tones_fit};
 mod motion;
 pub(crate) use motion::{HardMotion, Tones};
 mod resolution;

@@ -32,7 +32,8 @@ fn offer_time_on_whole_chorales() {
                 profile: Profile::Strict,
             };
             let clock = std::time::Instant::now();
-            let o = offer(&task, None, &[], Profile::Strict).unwrap_or_default();
+            let o =
+                offer(&task, None, &[], Profile::Strict, &Proofs::default()).unwrap_or_default();
             offered += o.len();
             undecided += o.undecided;
             exact += usize::from(o.undecided == 0);
