@@ -362,7 +362,7 @@ fn offer_knowing(
     });
     // What earlier offers proved; then step 1: a witness, a way to the cadence
     // the completion search finds (a way to the horizon, learnt as such).
-    let horizon = super::horizon(cadences, b);
+    let horizon = known.horizon();
     let witnesses = task.end == horizon && task.profile == profile;
     let mut completer = Completer::new(task);
     let mut verdicts: Vec<Option<bool>> = admitted

@@ -129,10 +129,19 @@ impl Knowledge {
         self.dead.len() + self.live.len()
     }
 
+    /// The beat its proofs are toward.
+    pub fn horizon(&self) -> usize {
+        self.horizon
+    }
+
     /// What it knows of the state `a` leaves: `Some(true)` if the horizon can be
     /// reached from it, `Some(false)` if not.
     pub fn verdict(&self, a: &Analysis, cadences: &[usize]) -> Option<bool> {
-        let p = print(&state(a, cadences));
+        self.lookup(print(&state(a, cadences)))
+    }
+
+    /// What it knows of the state printed `p`.
+    fn lookup(&self, p: Print) -> Option<bool> {
         if self.dead.contains(&p) {
             Some(false)
         } else if self.live.contains(&p) {
@@ -252,10 +261,10 @@ impl<'c, 'k> Prover<'c, 'k> {
             return Some(true);
         }
         let state = print(&state(a, self.cadences));
-        if self.known.dead.contains(&state) {
-            return Some(false);
+        if let Some(known) = self.known.lookup(state) {
+            return Some(known);
         }
-        if self.known.live.contains(&state) || self.reached.contains(&state) {
+        if self.reached.contains(&state) {
             return Some(true);
         }
         for &v in self.moves_at(a, b).iter() {
